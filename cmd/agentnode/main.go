@@ -1,10 +1,24 @@
+// Command agentnode is one node of the Nostr agent network: an embedded
+// relay for agent events plus the CLI people use to publish, browse and
+// verify them. Run `agentnode help` for the subcommands.
 package main
+
 import (
- _ "github.com/fiatjaf/eventstore/lmdb"
- _ "github.com/fiatjaf/eventstore/bluge"
- _ "github.com/fiatjaf/khatru"
- _ "github.com/fiatjaf/khatru/policies"
- _ "github.com/nbd-wtf/go-nostr/nip19"
- _ "gopkg.in/yaml.v3"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 )
-func main(){}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	m := NewMain()
+	err := m.Run(ctx, os.Args[1:])
+	stop()
+	if err != nil && !errors.Is(err, errHelpShown) {
+		fmt.Fprintln(os.Stderr, "agentnode:", err)
+		os.Exit(exitCode(err))
+	}
+}

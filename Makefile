@@ -1,0 +1,40 @@
+# agentnode: every build and test goes through here so that the README, CI
+# and a newcomer run exactly the same commands.
+
+GO        ?= go
+GOTAGS    := libsecp256k1
+GOFLAGS_  := -tags $(GOTAGS)
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.Version=$(VERSION)
+
+.PHONY: run build test test-go interop-deps fuzz bench vet
+
+## run: build and start the node with embedded defaults (ws://127.0.0.1:7447, ./agentnode-data)
+run: build
+	./bin/agentnode serve
+
+## build: the single binary, bin/agentnode
+build:
+	$(GO) build $(GOFLAGS_) -ldflags '$(LDFLAGS)' -o bin/agentnode ./cmd/agentnode
+
+## test: everything — installs the interop npm packages, vets, runs every Go test (incl. the nostr-tools suite)
+test: interop-deps vet test-go
+
+interop-deps:
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
+
+vet:
+	$(GO) vet $(GOFLAGS_) ./...
+
+test-go:
+	$(GO) test $(GOFLAGS_) -count=1 -timeout 15m ./...
+
+## fuzz: run each fuzz target of events/ for FUZZTIME (default 20s)
+FUZZTIME ?= 20s
+fuzz:
+	for f in $$($(GO) test $(GOFLAGS_) -list '^Fuzz' ./events/ | grep ^Fuzz); do \
+		$(GO) test $(GOFLAGS_) -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./events/ || exit 1; done
+
+## bench: relay figures against plain khatru + lmdb (see docs/BENCHMARKS.md)
+bench: build
+	./bin/agentnode bench relay

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Version is the agentnode version, set at build time with
+// -ldflags "-X main.Version=...".
+var Version = "dev"
+
+// errHelpShown ends a run that printed usage on request.
+var errHelpShown = errors.New("help shown")
+
+// usageError is a mistake in how the command was called (exit code 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+func exitCode(err error) int {
+	var u *usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// Main is the program: its streams and environment are fields so that tests
+// run it in-process.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+}
+
+// NewMain returns a Main bound to the process's streams and environment.
+func NewMain() *Main {
+	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+}
+
+// command is one subcommand: its one-line summary and its entry point.
+type command struct {
+	summary string
+	run     func(ctx context.Context, m *Main, args []string) error
+}
+
+// commands is filled by each subcommand's file in its init.
+var commands = map[string]command{}
+
+// Run dispatches args[0] to its subcommand.
+func (m *Main) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		m.usage()
+		return errHelpShown
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(m.Stdout, "agentnode", Version)
+		return nil
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		return usagef("unknown command %q (run `agentnode help`)", args[0])
+	}
+	return cmd.run(ctx, m, args[1:])
+}
+
+func (m *Main) usage() {
+	fmt.Fprintf(m.Stdout, "agentnode %s: a node of the Nostr agent network\n\nUsage: agentnode <command> [flags]\n\nCommands:\n", Version)
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(m.Stdout, "  %-10s %s\n", name, commands[name].summary)
+	}
+	fmt.Fprintln(m.Stdout, "\nRun `agentnode <command> -h` for a command's flags.")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func (m *Main) newFlagSet(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(m.Stderr, "Usage: agentnode %s\n\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, turning -h into errHelpShown and flag mistakes
+// into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelpShown
+		}
+		return &usageError{err.Error()}
+	}
+	return nil
+}
+
+// envOr returns the environment variable name's value, or def when unset.
+func (m *Main) envOr(name, def string) string {
+	if v := strings.TrimSpace(m.Getenv(name)); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/agentnode/agentnode/relay"
+)
+
+func init() {
+	commands["serve"] = command{"run the node: the embedded relay (and, later, the agent daemon)", runServe}
+}
+
+// Defaults of a zero-configuration node.
+const (
+	DefaultListen  = "127.0.0.1:7447"
+	DefaultDataDir = "./agentnode-data"
+)
+
+// ServeConfig is the configuration of `agentnode serve`.
+type ServeConfig struct {
+	Listen   string // host:port to listen on
+	DataDir  string // where events and indexes live
+	LogLevel string // debug, info, warn, error
+	LogJSON  bool   // JSON logs instead of text
+}
+
+// ServeCommand runs the node until its context ends.
+type ServeCommand struct {
+	Config ServeConfig
+	m      *Main
+	relay  *relay.Relay
+	server *http.Server
+	ln     net.Listener
+}
+
+// FlagSet declares serve's flags, bound to c.Config, with environment defaults.
+func (c *ServeCommand) FlagSet() *flag.FlagSet {
+	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--log-level LEVEL] [--log-json]")
+	fs.StringVar(&c.Config.Listen, "listen", c.m.envOr("AGENTNODE_LISTEN", DefaultListen), "address to listen on (env AGENTNODE_LISTEN)")
+	fs.StringVar(&c.Config.DataDir, "data", c.m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
+	fs.StringVar(&c.Config.LogLevel, "log-level", c.m.envOr("AGENTNODE_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTNODE_LOG_LEVEL)")
+	fs.BoolVar(&c.Config.LogJSON, "log-json", false, "write logs as JSON lines")
+	return fs
+}
+
+// ParseFlags reads the command line into c.Config.
+func (c *ServeCommand) ParseFlags(args []string) error {
+	fs := c.FlagSet()
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("serve: unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+func runServe(ctx context.Context, m *Main, args []string) error {
+	c := &ServeCommand{m: m}
+	if err := c.ParseFlags(args); err != nil {
+		return err
+	}
+	if err := c.Open(ctx); err != nil {
+		return err
+	}
+	runErr := c.Serve(ctx)
+	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return errors.Join(runErr, c.Close(closeCtx))
+}
+
+// Open opens the relay and binds the listener; nothing is served yet.
+func (c *ServeCommand) Open(ctx context.Context) error {
+	logger, err := c.logger()
+	if err != nil {
+		return err
+	}
+	c.relay, err = relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Version: Version, Logger: logger})
+	if err != nil {
+		return err
+	}
+	c.ln, err = net.Listen("tcp", c.Config.Listen)
+	if err != nil {
+		c.relay.Close(ctx)
+		return fmt.Errorf("listen on %s: %w", c.Config.Listen, err)
+	}
+	c.server = &http.Server{Handler: c.relay, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	logger.Info("agentnode listening", "addr", c.ln.Addr().String(), "url", "ws://"+c.ln.Addr().String(), "version", Version)
+	return nil
+}
+
+// Addr is the bound listen address (useful with port 0).
+func (c *ServeCommand) Addr() string { return c.ln.Addr().String() }
+
+// Serve serves until ctx ends.
+func (c *ServeCommand) Serve(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- c.server.Serve(c.ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// Close stops accepting, closes client connections and the stores.
+func (c *ServeCommand) Close(ctx context.Context) error {
+	var errs []error
+	if c.server != nil {
+		if err := c.server.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, err)
+		}
+	}
+	if c.relay != nil {
+		errs = append(errs, c.relay.Close(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *ServeCommand) logger() (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Config.LogLevel)); err != nil {
+		return nil, usagef("serve: --log-level %q: want debug, info, warn or error", c.Config.LogLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Config.LogJSON {
+		return slog.New(slog.NewJSONHandler(c.m.Stderr, opts)), nil
+	}
+	return slog.New(slog.NewTextHandler(c.m.Stderr, opts)), nil
+}

@@ -1,0 +1,79 @@
+package relay
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Config is everything a Relay needs; the zero value plus a DataDir is a
+// working relay with the defaults below.
+type Config struct {
+	// DataDir holds the LMDB environment (events/) and the search index (search/).
+	DataDir string
+	// Name and Description go into the NIP-11 document.
+	Name        string
+	Description string
+	// Version is the software version reported by NIP-11.
+	Version string
+	// Limits bound what a client may send; zero fields take DefaultLimits.
+	Limits Limits
+	// Logger receives structured logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Limits are the relay's size, rate and query bounds. They are enforced and
+// published in NIP-11 as they are.
+type Limits struct {
+	MaxMessageBytes  int           // largest websocket message accepted
+	MaxContentBytes  int           // largest event content
+	MaxEventTags     int           // most tags on one event
+	MaxTagValueBytes int           // longest single tag value
+	MaxLimit         int           // largest REQ limit honoured (larger ones are capped)
+	DefaultLimit     int           // limit applied to a REQ without one
+	MaxCount         int           // COUNT stops here and reports approximate
+	CountTimeout     time.Duration // COUNT gives up after this long
+	EventsPerSecond  int           // sustained events per second per IP
+	EventsBurst      int           // burst of events per IP
+	MaxFutureSkew    time.Duration // created_at may be at most this far ahead
+}
+
+// DefaultLimits are the limits of a zero-configuration node.
+var DefaultLimits = Limits{
+	MaxMessageBytes:  512 * 1024,
+	MaxContentBytes:  256 * 1024,
+	MaxEventTags:     2000,
+	MaxTagValueBytes: 16 * 1024,
+	MaxLimit:         5000,
+	DefaultLimit:     500,
+	MaxCount:         1_000_000,
+	CountTimeout:     5 * time.Second,
+	EventsPerSecond:  200,
+	EventsBurst:      2000,
+	MaxFutureSkew:    15 * time.Minute,
+}
+
+// withDefaults fills every zero field from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	pick := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	pick(&l.MaxMessageBytes, d.MaxMessageBytes)
+	pick(&l.MaxContentBytes, d.MaxContentBytes)
+	pick(&l.MaxEventTags, d.MaxEventTags)
+	pick(&l.MaxTagValueBytes, d.MaxTagValueBytes)
+	pick(&l.MaxLimit, d.MaxLimit)
+	pick(&l.DefaultLimit, d.DefaultLimit)
+	pick(&l.MaxCount, d.MaxCount)
+	pick(&l.EventsPerSecond, d.EventsPerSecond)
+	pick(&l.EventsBurst, d.EventsBurst)
+	if l.CountTimeout == 0 {
+		l.CountTimeout = d.CountTimeout
+	}
+	if l.MaxFutureSkew == 0 {
+		l.MaxFutureSkew = d.MaxFutureSkew
+	}
+	return l
+}

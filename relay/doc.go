@@ -1,0 +1,17 @@
+// Package relay is agentnode's embedded Nostr relay: khatru wired to an LMDB
+// event store and a bluge full-text index, with the policies that keep agent
+// events well-formed (NIP-AE validation, size and rate limits, NIP-40 expiry,
+// NIP-09 deletions that stay deleted), a bounded NIP-45 COUNT, NIP-50 search,
+// a truthful NIP-11 document and the owner-verification HTTP endpoint.
+//
+// A Relay owns its storage and its background work: Open starts nothing but
+// the stores, Close drains in-flight work and closes them.
+//
+//	r, err := relay.Open(ctx, relay.Config{DataDir: "./agentnode-data"})
+//	if err != nil { ... }
+//	defer r.Close(ctx)
+//	srv := &http.Server{Addr: "127.0.0.1:7447", Handler: r}
+//
+// In-process users (agentd, the CLI's tests) call Publish, Query and Count
+// instead of going through a websocket.
+package relay

@@ -1,0 +1,160 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/fasthttp/websocket"
+	"github.com/fiatjaf/khatru"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
+
+	"github.com/agentnode/agentnode/relay/policies"
+)
+
+// Relay is the embedded relay. It is an http.Handler: websockets, NIP-11
+// and the HTTP API are all served by ServeHTTP.
+type Relay struct {
+	cfg    Config
+	log    *slog.Logger
+	khatru *khatru.Router
+	store  *store
+
+	connMu sync.Mutex
+	conns  map[*khatru.WebSocket]struct{}
+}
+
+// Open opens (creating if needed) the data directory and wires the relay.
+// It starts no listener: serve the returned Relay with an http.Server.
+func Open(ctx context.Context, cfg Config) (*Relay, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("relay: no data directory")
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	st, err := openStore(cfg.DataDir, cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	r := &Relay{cfg: cfg, log: cfg.Logger, store: st, conns: map[*khatru.WebSocket]struct{}{}}
+	r.khatru = khatru.NewRouter()
+	r.wire()
+	r.log.Info("relay opened", "data", cfg.DataDir)
+	return r, nil
+}
+
+// wire installs storage, policies and endpoints on the khatru relay.
+func (r *Relay) wire() {
+	rl, lim := r.khatru.Relay, r.cfg.Limits
+	rl.Log = slog.NewLogLogger(r.log.Handler(), slog.LevelWarn)
+	rl.MaxMessageSize = int64(lim.MaxMessageBytes)
+	rl.Info = r.info()
+
+	// Every filter passes here before khatru computes NIP-45 HLL offsets.
+	r.khatru.Route().Req(func(f nostr.Filter) bool { policies.GuardHLLOffset(f); return false }).Relay(rl)
+
+	rl.StoreEvent = append(rl.StoreEvent, r.store.save)
+	rl.ReplaceEvent = append(rl.ReplaceEvent, r.store.replace)
+	rl.DeleteEvent = append(rl.DeleteEvent, r.store.delete)
+	rl.QueryEvents = append(rl.QueryEvents, r.store.query)
+	rl.CountEvents = append(rl.CountEvents, r.countHook)
+	rl.CountEventsHLL = append(rl.CountEventsHLL, r.countHLLHook)
+
+	rl.RejectEvent = append(rl.RejectEvent,
+		policies.EventRateLimiter(lim.EventsPerSecond, lim.EventsBurst, time.Now),
+		policies.RejectOversized(lim.MaxContentBytes, lim.MaxEventTags, lim.MaxTagValueBytes),
+		policies.RejectFarFuture(lim.MaxFutureSkew, nostr.Now),
+		policies.RejectExpired(nostr.Now),
+		policies.ValidateAgentEvents(),
+		policies.RejectDeleted(r),
+	)
+	rl.OverwriteFilter = append(rl.OverwriteFilter,
+		func(_ context.Context, f *nostr.Filter) { policies.StripHLLGuard(f) },
+		policies.CapLimit(lim.DefaultLimit, lim.MaxLimit),
+	)
+	rl.OnConnect = append(rl.OnConnect, r.trackConn)
+	rl.OnDisconnect = append(rl.OnDisconnect, r.untrackConn)
+	rl.OnEventSaved = append(rl.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
+		r.log.Debug("event stored", "id", evt.ID, "kind", evt.Kind, "pubkey", evt.PubKey)
+	})
+	r.routes(rl.Router())
+}
+
+func (r *Relay) countHook(ctx context.Context, f nostr.Filter) (int64, error) {
+	policies.StripHLLGuard(&f)
+	return r.store.count(ctx, f)
+}
+
+func (r *Relay) countHLLHook(ctx context.Context, f nostr.Filter, offset int) (int64, *hyperloglog.HyperLogLog, error) {
+	policies.StripHLLGuard(&f)
+	return r.store.countWithHLL(ctx, f, offset)
+}
+
+// ServeHTTP serves websockets (NIP-01), NIP-11 and the HTTP API.
+func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.khatru.ServeHTTP(w, req)
+}
+
+func (r *Relay) trackConn(ctx context.Context) {
+	if ws := khatru.GetConnection(ctx); ws != nil {
+		r.connMu.Lock()
+		r.conns[ws] = struct{}{}
+		r.connMu.Unlock()
+	}
+}
+
+func (r *Relay) untrackConn(ctx context.Context) {
+	if ws := khatru.GetConnection(ctx); ws != nil {
+		r.connMu.Lock()
+		delete(r.conns, ws)
+		r.connMu.Unlock()
+	}
+}
+
+// Connections is the number of open websocket connections.
+func (r *Relay) Connections() int {
+	r.connMu.Lock()
+	defer r.connMu.Unlock()
+	return len(r.conns)
+}
+
+// Close says goodbye to every websocket client, waits (until ctx ends) for
+// them to go, drains in-flight storage work and closes the stores. Stop the
+// http.Server first so that no new connection arrives.
+func (r *Relay) Close(ctx context.Context) error {
+	r.connMu.Lock()
+	for ws := range r.conns {
+		msg := websocket.FormatCloseMessage(websocket.CloseGoingAway, "relay shutting down")
+		ws.WriteMessage(websocket.CloseMessage, msg)
+	}
+	r.connMu.Unlock()
+	r.waitForDisconnects(ctx)
+	err := r.store.close()
+	r.log.Info("relay closed", "data", r.cfg.DataDir)
+	return err
+}
+
+func (r *Relay) waitForDisconnects(ctx context.Context) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for r.Connections() > 0 {
+		select {
+		case <-ctx.Done():
+			r.log.Warn("closing with clients still connected", "clients", r.Connections())
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// errorf builds a NIP-01 prefixed error.
+func errorf(prefix, format string, args ...any) error {
+	return fmt.Errorf(prefix+": "+format, args...)
+}

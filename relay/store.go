@@ -1,0 +1,284 @@
+package relay
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/fiatjaf/eventstore/lmdb"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip40"
+)
+
+// ErrClosed is returned by every store operation after Close has begun.
+var ErrClosed = errors.New("relay: closed")
+
+// store is the relay's storage: LMDB holds the events, the search index
+// holds the searchable text of agent events. Every operation registers
+// itself so that close can drain in-flight work before the LMDB environment
+// goes away.
+type store struct {
+	events *lmdb.LMDBBackend
+	search *searchIndex
+	limits Limits
+
+	mu       sync.RWMutex
+	closed   bool
+	inflight sync.WaitGroup
+}
+
+func openStore(dataDir string, limits Limits) (*store, error) {
+	events := &lmdb.LMDBBackend{
+		Path: filepath.Join(dataDir, "events"),
+		// The store never chooses a limit by itself: every query arrives with
+		// an explicit one (REQ limits are capped by the relay, COUNT by MaxCount).
+		MaxLimit: limits.MaxCount + 1,
+	}
+	if err := events.Init(); err != nil {
+		return nil, fmt.Errorf("open event store: %w", err)
+	}
+	search, err := openSearchIndex(filepath.Join(dataDir, "search"), events)
+	if err != nil {
+		events.Close()
+		return nil, err
+	}
+	return &store{events: events, search: search, limits: limits}, nil
+}
+
+// enter registers an operation; the returned func must be called when it ends.
+func (s *store) enter() (done func(), err error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	s.inflight.Add(1)
+	return s.inflight.Done, nil
+}
+
+// close waits for in-flight operations, then closes the index and the events.
+func (s *store) close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.inflight.Wait()
+	err := s.search.close()
+	s.events.Close()
+	return err
+}
+
+// save stores a regular event and indexes its searchable text.
+func (s *store) save(ctx context.Context, evt *nostr.Event) error {
+	done, err := s.enter()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := s.events.SaveEvent(ctx, evt); err != nil {
+		return err // eventstore.ErrDupEvent passes through untouched for khatru
+	}
+	return s.search.index(evt)
+}
+
+// replace stores a replaceable or addressable event, dropping older
+// versions in the same LMDB write transaction.
+func (s *store) replace(ctx context.Context, evt *nostr.Event) error {
+	done, err := s.enter()
+	if err != nil {
+		return err
+	}
+	defer done()
+	return s.events.ReplaceEvent(ctx, evt)
+}
+
+// delete removes an event from the store and the index.
+func (s *store) delete(ctx context.Context, evt *nostr.Event) error {
+	done, err := s.enter()
+	if err != nil {
+		return err
+	}
+	defer done()
+	return s.removeEvent(ctx, evt)
+}
+
+// removeEvent deletes evt from both stores; the caller has entered.
+func (s *store) removeEvent(ctx context.Context, evt *nostr.Event) error {
+	if err := s.events.DeleteEvent(ctx, evt); err != nil {
+		return err
+	}
+	return s.search.remove(evt)
+}
+
+// query answers filter, newest first, as a channel that is already full.
+//
+// The LMDB indexes are wider than the filters (tag indexes key only the
+// first 8 bytes of a 32-byte value, and the index applies the limit before
+// the full tag value is checked), so every result is re-checked with
+// filter.Matches and, when that leaves fewer than the limit while the index
+// had more, the store asks again for a wider window. NIP-40-expired events
+// are never served: they are purged when met. A filter without a limit gets
+// Limits.MaxLimit.
+func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Event, error) {
+	done, err := s.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if filter.Limit <= 0 {
+		filter.Limit = s.limits.MaxLimit
+	}
+	filter = dedupeFilter(filter)
+	matched, expired, err := s.collect(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	for _, evt := range expired {
+		s.removeEvent(context.WithoutCancel(ctx), evt)
+	}
+	out := make(chan *nostr.Event, len(matched))
+	for _, evt := range matched {
+		out <- evt
+	}
+	close(out)
+	return out, nil
+}
+
+// collect gathers up to filter.Limit matching events, widening the index
+// window while post-filtering leaves the answer short.
+func (s *store) collect(ctx context.Context, filter nostr.Filter) (matched, expired []*nostr.Event, err error) {
+	ask := filter.Limit
+	for {
+		window := filter
+		window.Limit = ask
+		raw, err := s.fetch(ctx, window)
+		if err != nil {
+			return nil, nil, err
+		}
+		matched, expired = sift(raw, filter, nostr.Now())
+		exhausted := len(raw) < ask || ask >= s.limits.MaxCount || filter.Search != ""
+		if len(matched) >= filter.Limit || exhausted || ctx.Err() != nil {
+			break
+		}
+		ask = min(ask*4, s.limits.MaxCount)
+	}
+	if len(matched) > filter.Limit {
+		matched = matched[:filter.Limit]
+	}
+	return matched, expired, ctx.Err()
+}
+
+// fetch reads a window of candidates from the search index or LMDB.
+func (s *store) fetch(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
+	var src chan *nostr.Event
+	var err error
+	switch {
+	case filter.Search != "":
+		src, err = s.search.query(ctx, filter)
+	case scansKindsOutOfOrder(filter):
+		wide := filter // time bounds are applied by sift: the scan cannot honour them
+		wide.Limit, wide.Since, wide.Until = s.limits.MaxCount, nil, nil
+		src, err = s.events.QueryEvents(ctx, wide)
+	default:
+		src, err = s.events.QueryEvents(ctx, filter)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var raw []*nostr.Event
+	for evt := range src { // always drained: an abandoned channel pins a read transaction
+		raw = append(raw, evt)
+	}
+	if scansKindsOutOfOrder(filter) {
+		slices.SortStableFunc(raw, func(a, b *nostr.Event) int { return cmp.Compare(b.CreatedAt, a.CreatedAt) })
+	}
+	return raw, nil
+}
+
+// sift keeps the events of raw that match filter, once each, and sets the
+// expired ones apart.
+func sift(raw []*nostr.Event, filter nostr.Filter, now nostr.Timestamp) (matched, expired []*nostr.Event) {
+	seen := make(map[string]struct{}, len(raw))
+	for _, evt := range raw {
+		if isExpired(evt, now) {
+			expired = append(expired, evt)
+			continue
+		}
+		if _, dup := seen[evt.ID]; dup || !filter.Matches(evt) {
+			continue
+		}
+		seen[evt.ID] = struct{}{}
+		matched = append(matched, evt)
+	}
+	return matched, expired
+}
+
+// querySync collects query's results.
+func (s *store) querySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
+	ch, err := s.query(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	var out []*nostr.Event
+	for evt := range ch {
+		out = append(out, evt)
+	}
+	return out, ctx.Err()
+}
+
+// isExpired reports whether evt carries a NIP-40 expiration at or before now.
+func isExpired(evt *nostr.Event, now nostr.Timestamp) bool {
+	exp := nip40.GetExpiration(evt.Tags)
+	return exp >= 0 && exp <= now
+}
+
+// dedupeFilter removes repeated values from a filter's lists: the LMDB query
+// planner runs one scan per value, so a repeated kind, author, id or tag
+// value would return every match twice (found by the differential test).
+func dedupeFilter(f nostr.Filter) nostr.Filter {
+	f.IDs = uniq(f.IDs)
+	f.Authors = uniq(f.Authors)
+	f.Kinds = uniq(f.Kinds)
+	if len(f.Tags) > 0 {
+		tags := make(nostr.TagMap, len(f.Tags))
+		for k, v := range f.Tags {
+			tags[k] = uniq(v)
+		}
+		f.Tags = tags
+	}
+	return f
+}
+
+func uniq[T comparable](list []T) []T {
+	if len(list) < 2 {
+		return list
+	}
+	seen := make(map[T]struct{}, len(list))
+	out := make([]T, 0, len(list))
+	for _, v := range list {
+		if _, ok := seen[v]; !ok {
+			seen[v] = struct{}{}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// scansKindsOutOfOrder reports whether the pinned lmdb backend answers
+// filter from its p-tag+kind index without a kind prefix. That index is
+// ordered by kind before created_at, so such a scan returns the newest
+// events of the highest kind first, a limited query misses newer events of
+// other kinds, and its since/until checks cut the scan short or seek past
+// whole kinds (found by the differential test). For these filters the store
+// reads every match without time bounds and sorts and bounds them itself.
+func scansKindsOutOfOrder(f nostr.Filter) bool {
+	_, hasP := f.Tags["p"]
+	return hasP && len(f.Kinds) == 0 && len(f.IDs) == 0
+}

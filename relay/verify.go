@@ -1,0 +1,125 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentnode/agentnode/events"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Querier reads events from a store: the local relay, or a remote relay
+// through an adapter.
+type Querier interface {
+	QuerySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error)
+}
+
+var _ Querier = (*Relay)(nil)
+
+// Verification is the answer to "is this agent really its owner's?": the
+// pure verdict of events.CheckOwnership plus the events it was drawn from.
+type Verification struct {
+	events.Ownership
+	Events VerificationEvents `json:"events"`
+}
+
+// VerificationEvents are the two events a verdict rests on (nil when absent).
+type VerificationEvents struct {
+	Profile *nostr.Event `json:"profile"`
+	Claims  *nostr.Event `json:"claims"`
+}
+
+// VerifyAgent checks the two-way owner link of agent (hex pubkey): the
+// agent's latest kind 0 must name the owner with "p" and the owner's latest
+// kind 14199 must name the agent.
+func VerifyAgent(ctx context.Context, q Querier, agent string) (Verification, error) {
+	v := Verification{}
+	profEvt, err := latest(ctx, q, nostr.Filter{Kinds: []int{events.KindProfile}, Authors: []string{agent}})
+	if err != nil {
+		return v, err
+	}
+	var prof *events.Profile
+	if profEvt != nil {
+		prof, _ = events.ParseProfile(profEvt) // a malformed profile claims nothing
+	}
+	var claims *events.OwnerClaims
+	var claimsEvt *nostr.Event
+	if prof != nil && prof.Owner != "" {
+		claimsEvt, err = latest(ctx, q, nostr.Filter{Kinds: []int{events.KindOwnerClaims}, Authors: []string{prof.Owner}})
+		if err != nil {
+			return v, err
+		}
+		if claimsEvt != nil {
+			claims, _ = events.ParseOwnerClaims(claimsEvt)
+		}
+	}
+	v.Ownership = events.CheckOwnership(agent, prof, claims)
+	v.Events = VerificationEvents{Profile: profEvt, Claims: claimsEvt}
+	return v, nil
+}
+
+// OwnerAgents lists every agent linked to owner in either direction (named
+// in the owner's 14199, or naming the owner in its kind 0), each verified.
+func OwnerAgents(ctx context.Context, q Querier, owner string) ([]Verification, error) {
+	agents, err := ownerAgentKeys(ctx, q, owner)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Verification, 0, len(agents))
+	for _, agent := range agents {
+		v, err := VerifyAgent(ctx, q, agent)
+		if err != nil {
+			return nil, err
+		}
+		if v.Owner == "" || v.Owner != owner {
+			v.Ownership = events.Ownership{Agent: agent, Owner: owner, OwnerClaimsAgent: true,
+				Reason: "the agent's profile does not name this owner"}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func ownerAgentKeys(ctx context.Context, q Querier, owner string) ([]string, error) {
+	seen := map[string]bool{}
+	var keys []string
+	add := func(k string) {
+		if events.IsHex64(k) && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	claimsEvt, err := latest(ctx, q, nostr.Filter{Kinds: []int{events.KindOwnerClaims}, Authors: []string{owner}})
+	if err != nil {
+		return nil, err
+	}
+	if claimsEvt != nil {
+		for _, tag := range claimsEvt.Tags.GetAll([]string{"p"}) {
+			add(tag[1])
+		}
+	}
+	profiles, err := q.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindProfile}, Tags: nostr.TagMap{"p": {owner}}, Limit: 500})
+	if err != nil {
+		return nil, fmt.Errorf("query profiles naming %s: %w", owner, err)
+	}
+	for _, p := range profiles {
+		add(p.PubKey)
+	}
+	return keys, nil
+}
+
+// latest returns the newest event matching filter, or nil.
+func latest(ctx context.Context, q Querier, filter nostr.Filter) (*nostr.Event, error) {
+	filter.Limit = 10 // remote relays may hold several versions of a replaceable event
+	evts, err := q.QuerySync(ctx, filter)
+	if err != nil {
+		return nil, fmt.Errorf("query %v: %w", filter.Kinds, err)
+	}
+	var best *nostr.Event
+	for _, e := range evts {
+		if best == nil || e.CreatedAt > best.CreatedAt || (e.CreatedAt == best.CreatedAt && e.ID < best.ID) {
+			best = e
+		}
+	}
+	return best, nil
+}
