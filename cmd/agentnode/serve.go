@@ -82,6 +82,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	slog.SetDefault(logger) // libraries logging through the standard log package end up structured too
 	c.relay, err = relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Version: Version, Logger: logger})
 	if err != nil {
 		return err
@@ -108,6 +109,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+		slog.Info("shutting down", "cause", context.Cause(ctx).Error())
 		return nil
 	}
 }
