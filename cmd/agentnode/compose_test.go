@@ -47,9 +47,10 @@ func TestDockerCompose_MatchesServeFlags(t *testing.T) {
 	if err := c.ParseFlags(svc.Command[1:]); err != nil {
 		t.Fatalf("serve rejects the compose command line: %v", err)
 	}
+	cfg := c.Config // FlagSet below re-binds the defaults into c.Config
 	checkComposeEnv(t, c.FlagSet(), svc.Environment)
-	checkComposePort(t, c.Config.Listen, svc.Ports)
-	checkComposeVolume(t, c.Config.DataDir, svc.Volumes, cf.Volumes)
+	checkComposePort(t, cfg.Listen, svc.Ports)
+	checkComposeVolume(t, cfg.DataDir, svc.Volumes, cf.Volumes)
 	if svc.StopSignal != "SIGTERM" && svc.StopSignal != "SIGINT" {
 		t.Errorf("stop_signal = %q: serve shuts down cleanly on SIGTERM or SIGINT only", svc.StopSignal)
 	}
