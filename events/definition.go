@@ -1,0 +1,174 @@
+package events
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// EventRef is a definition's ["e", id, relay, marker] tag.
+type EventRef struct {
+	ID     string
+	Relay  string
+	Marker string // MarkerFile, MarkerFork or ""
+}
+
+// Definition is a NIP-AE agent definition (kind 4199), in either the original
+// shape (tags only) or the newer one (d slug, markdown content, e file/fork refs).
+type Definition struct {
+	ID        string
+	PubKey    string
+	CreatedAt nostr.Timestamp
+
+	Slug         string // "d" tag (newer revision), may be ""
+	Title        string
+	Role         string
+	Instructions string
+	UseCriteria  string // "use-criteria"
+	Description  string
+	Image        string
+	Tools        []string // one "tool" tag each
+	Version      string   // "ver" tag, "1" when absent
+	Content      string   // markdown (newer revision)
+
+	Files []EventRef // ["e", id, relay, "file"]
+	Forks []EventRef // ["e", id, relay, "fork"]
+	Refs  []EventRef // ["e", id, relay] without a marker
+}
+
+// validateDefinition holds the kind-4199 rules.
+var validateDefinition = all(
+	checkTagNames,
+	required("title"),
+	eachValue("ver", isToken, ErrBadValue, reasonVersion),
+	checkDefinitionRefs,
+	eachValue("image", isHTTPURL, ErrBadValue, reasonURL),
+	nonEmpty("tool"),
+)
+
+// checkDefinitionRefs: every "e" has a 64-hex id and a known marker.
+func checkDefinitionRefs(evt *nostr.Event) error {
+	for _, t := range evt.Tags {
+		if !isTag(t, "e") {
+			continue
+		}
+		if !IsHex64(tagAt(t, 1)) {
+			return invalid(evt.Kind, "e", ErrBadID)
+		}
+		if m := tagAt(t, 3); m != "" && m != MarkerFile && m != MarkerFork {
+			return invalidBecause(evt.Kind, "e", ErrBadValue, reasonMarker)
+		}
+	}
+	return nil
+}
+
+// ParseDefinition validates a kind-4199 event and returns its typed view.
+// Single-valued tags take their first occurrence.
+func ParseDefinition(evt *nostr.Event) (*Definition, error) {
+	if err := checkKind(evt, KindDefinition); err != nil {
+		return nil, err
+	}
+	tags := evt.Tags
+	d := &Definition{
+		ID: evt.ID, PubKey: evt.PubKey, CreatedAt: evt.CreatedAt,
+		Slug: valueOf(tags, "d"), Title: valueOf(tags, "title"), Role: valueOf(tags, "role"),
+		Instructions: valueOf(tags, "instructions"), UseCriteria: valueOf(tags, "use-criteria"),
+		Description: valueOf(tags, "description"), Image: valueOf(tags, "image"),
+		Tools: valuesOf(tags, "tool"), Version: "1", Content: evt.Content,
+	}
+	if v, ok := firstValue(tags, "ver"); ok {
+		d.Version = v
+	}
+	d.addRefs(tags)
+	return d, nil
+}
+
+// addRefs sorts the "e" tags into Files, Forks and Refs.
+func (d *Definition) addRefs(tags nostr.Tags) {
+	for _, t := range tags {
+		if !isTag(t, "e") {
+			continue
+		}
+		r := EventRef{ID: tagAt(t, 1), Relay: tagAt(t, 2), Marker: tagAt(t, 3)}
+		switch r.Marker {
+		case MarkerFile:
+			d.Files = append(d.Files, r)
+		case MarkerFork:
+			d.Forks = append(d.Forks, r)
+		default:
+			d.Refs = append(d.Refs, r)
+		}
+	}
+}
+
+// Template returns the unsigned kind-4199 event for d. CreatedAt is left to
+// the caller. It does not validate: run Validate on the result.
+func (d *Definition) Template() nostr.Event {
+	tags := appendOpt(nostr.Tags{}, "d", d.Slug)
+	tags = append(tags, nostr.Tag{"title", d.Title})
+	tags = appendOpt(tags, "role", d.Role)
+	tags = appendOpt(tags, "instructions", d.Instructions)
+	tags = appendOpt(tags, "use-criteria", d.UseCriteria)
+	tags = appendOpt(tags, "description", d.Description)
+	tags = appendEach(tags, "tool", d.Tools)
+	tags = append(tags, nostr.Tag{"ver", cmp.Or(d.Version, "1")})
+	tags = appendOpt(tags, "image", d.Image)
+	tags = appendRefs(tags, d.Refs, "")
+	tags = appendRefs(tags, d.Files, MarkerFile)
+	tags = appendRefs(tags, d.Forks, MarkerFork)
+	return nostr.Event{Kind: KindDefinition, Tags: tags, Content: d.Content}
+}
+
+// appendRefs appends one "e" tag per ref, carrying marker (if any).
+func appendRefs(tags nostr.Tags, refs []EventRef, marker string) nostr.Tags {
+	for _, r := range refs {
+		t := nostr.Tag{"e", r.ID}
+		switch {
+		case marker != "":
+			t = append(t, r.Relay, marker)
+		case r.Relay != "":
+			t = append(t, r.Relay)
+		}
+		tags = append(tags, t)
+	}
+	return tags
+}
+
+// Key identifies the versions of one definition: pubkey + ":" + (slug, else title).
+func (d *Definition) Key() string {
+	return d.PubKey + ":" + cmp.Or(d.Slug, d.Title)
+}
+
+// LatestDefinitions keeps the newest version per Key: the latest created_at
+// wins; ties go to the higher ver (numerically when both are dotted numbers,
+// else lexically), then to the lower id. The result is sorted by Key.
+func LatestDefinitions(defs []*Definition) []*Definition {
+	best := make(map[string]*Definition)
+	for _, d := range defs {
+		if d == nil {
+			continue
+		}
+		if cur, ok := best[d.Key()]; !ok || newerDefinition(d, cur) {
+			best[d.Key()] = d
+		}
+	}
+	out := make([]*Definition, 0, len(best))
+	for _, d := range best {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b *Definition) int { return strings.Compare(a.Key(), b.Key()) })
+	return out
+}
+
+// newerDefinition reports whether a supersedes b.
+func newerDefinition(a, b *Definition) bool {
+	if c := cmp.Compare(a.CreatedAt, b.CreatedAt); c != 0 {
+		return c > 0
+	}
+	if c := compareVersions(cmp.Or(a.Version, "1"), cmp.Or(b.Version, "1")); c != 0 {
+		return c > 0
+	}
+	return a.ID < b.ID
+}
