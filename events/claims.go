@@ -16,6 +16,9 @@ type OwnerClaims struct {
 	Agents  []string   // "p" values: agent pubkeys, order kept, deduplicated
 	Content string     // kept as is
 	Extra   nostr.Tags // every tag other than "p", preserved in order
+	// PTags holds, per agent, the first "p" tag naming it exactly as it was
+	// published (relay hint, petname and all), so a merge rewrites nothing.
+	PTags map[string]nostr.Tag
 }
 
 // validateOwnerClaims holds the kind-14199 rules.
@@ -34,15 +37,29 @@ func ParseOwnerClaims(evt *nostr.Event) (*OwnerClaims, error) {
 	for _, t := range evt.Tags {
 		if !isTag(t, "p") {
 			o.Extra = append(o.Extra, slices.Clone(t))
+		} else if _, seen := o.PTags[t[1]]; !seen && len(t) > 2 {
+			if o.PTags == nil {
+				o.PTags = map[string]nostr.Tag{}
+			}
+			o.PTags[t[1]] = slices.Clone(t)
 		}
 	}
 	return o, nil
 }
 
-// Template returns the unsigned kind-14199 event for o: one "p" per agent,
-// then Extra (CreatedAt left to the caller; the owner signs it).
+// Template returns the unsigned kind-14199 event for o: one "p" per agent
+// (its original tag from PTags when there is one), then Extra (CreatedAt
+// left to the caller; the owner signs it).
 func (o *OwnerClaims) Template() nostr.Event {
-	tags := append(appendEach(nostr.Tags{}, "p", o.Agents), cloneTags(o.Extra)...)
+	tags := nostr.Tags{}
+	for _, agent := range o.Agents {
+		if t, ok := o.PTags[agent]; ok {
+			tags = append(tags, slices.Clone(t))
+		} else {
+			tags = append(tags, nostr.Tag{"p", agent})
+		}
+	}
+	tags = append(tags, cloneTags(o.Extra)...)
 	return nostr.Event{Kind: KindOwnerClaims, Tags: tags, Content: o.Content}
 }
 
@@ -61,6 +78,7 @@ func MergeClaims(latest *OwnerClaims, add, remove []string) *OwnerClaims {
 		next.PubKey, next.Content = latest.PubKey, latest.Content
 		next.Agents = slices.Clone(latest.Agents)
 		next.Extra = cloneTags(latest.Extra)
+		next.PTags = latest.PTags // read-only: Template clones what it uses
 	}
 	next.Agents = without(dedupe(append(next.Agents, add...)), remove)
 	return next

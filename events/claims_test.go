@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
@@ -82,5 +83,23 @@ func TestMergeClaims(t *testing.T) {
 	merged.Extra[0][1] = "changed"
 	if latest.Extra[0][1] != "owner claims" {
 		t.Error("MergeClaims shares Extra with latest")
+	}
+}
+
+func TestMergeClaims_KeepsRelayHintsAndPetnames(t *testing.T) {
+	owner := nostr.GeneratePrivateKey()
+	a, b := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	evt := nostr.Event{Kind: events.KindOwnerClaims, CreatedAt: 1, Tags: nostr.Tags{{"p", a, "wss://r.example", "reviewer"}}}
+	if err := evt.Sign(owner); err != nil {
+		t.Fatal(err)
+	}
+	latest, err := events.ParseOwnerClaims(&evt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := events.MergeClaims(latest, []string{b}, nil).Template().Tags
+	want := nostr.Tags{{"p", a, "wss://r.example", "reviewer"}, {"p", b}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("tags = %v, want %v", got, want)
 	}
 }
