@@ -1,0 +1,73 @@
+package crdt
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// RGAText is collaborative plain text (rga_text): an RGA of Unicode code
+// points with run-length spans and a B+tree position index. Positions and
+// lengths count runes.
+//
+// Ops: {kind:"insert", text, ref: origin unit or zero for the start} where
+// the text's runes get ids (id.replica, id.counter+i); {kind:"delete", ref:
+// first unit, len}, deleting units ref.counter..ref.counter+len-1 of
+// ref.replica. An insert whose origin, or a delete whose target, has not
+// arrived is buffered until it does.
+type RGAText struct {
+	rga
+}
+
+// NewRGAText returns an empty text.
+func NewRGAText() *RGAText { return &RGAText{rga: newRGA(false)} }
+
+// Type returns "rga_text".
+func (t *RGAText) Type() string { return TypeRGAText }
+
+// Apply applies an insert or delete op.
+func (t *RGAText) Apply(op Op) error {
+	if op.Kind == OpInsert && !utf8.ValidString(op.Text) {
+		return invalid(&op, "text is not UTF-8")
+	}
+	return t.apply(&op, op.Text, utf8.RuneCountInString(op.Text))
+}
+
+// Insert inserts text before rune position pos (clamped to [0, Len]) and
+// returns the op. Invalid UTF-8 is replaced by U+FFFD. It panics if the
+// text has no clock (see Bind).
+func (t *RGAText) Insert(pos int, text string) []Op {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	n := utf8.RuneCountInString(text)
+	if n == 0 {
+		return nil
+	}
+	op, err := t.localInsert(pos, text, n)
+	if err != nil {
+		panic(err)
+	}
+	op.Text = text
+	return []Op{op}
+}
+
+// Delete deletes n runes from position pos (both clamped to the text) and
+// returns the ops. It panics if the text has no clock (see Bind).
+func (t *RGAText) Delete(pos, n int) []Op {
+	ops, err := t.localDelete(pos, n)
+	if err != nil {
+		panic(err)
+	}
+	return ops
+}
+
+// String returns the text.
+func (t *RGAText) String() string {
+	var b strings.Builder
+	t.visibleContent(func(p []byte) { b.Write(p) })
+	return b.String()
+}
+
+// Value returns the text (string).
+func (t *RGAText) Value() any { return t.String() }
+
+// Merge folds other's state (including its buffered ops) into t.
+func (t *RGAText) Merge(other *RGAText) { t.merge(&other.rga) }
