@@ -39,7 +39,7 @@ func Open(ctx context.Context, cfg Config) (*Relay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	st, err := openStore(cfg.DataDir, cfg.Limits)
+	st, err := openStore(ctx, cfg.DataDir, cfg.Limits, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -363,5 +365,30 @@ func TestRelay_CloseDisconnectsClients(t *testing.T) {
 	}
 	if _, err := tr.QuerySync(context.Background(), nostr.Filter{}); err == nil {
 		t.Fatal("query after close succeeded")
+	}
+}
+
+// After a crash the asynchronous search index may lack the newest events;
+// without the clean-shutdown marker Open rebuilds it from LMDB.
+func TestRelay_SearchIndexRebuiltAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	tr := openTestRelay(t, dir, Limits{})
+	sk := nostr.GeneratePrivateKey()
+	ctx := context.Background()
+	for i := range 12 {
+		e := signed(t, sk, 4129, nostr.Tags{{"title", fmt.Sprintf("l%d", i)}, {"e", hexID(1)}}, "osprey notes")
+		if err := tr.Publish(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr.close()
+	// Simulate a crash that lost the whole index: no marker, no segments.
+	if err := os.RemoveAll(filepath.Join(dir, "search")); err != nil {
+		t.Fatal(err)
+	}
+	tr2 := openTestRelay(t, dir, Limits{})
+	found, err := tr2.QuerySync(ctx, nostr.Filter{Search: "osprey", Limit: 100})
+	if err != nil || len(found) != 12 {
+		t.Fatalf("after rebuild: %d of 12 (%v)", len(found), err)
 	}
 }

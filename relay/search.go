@@ -3,10 +3,14 @@ package relay
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
-	"github.com/fiatjaf/eventstore"
-	"github.com/fiatjaf/eventstore/bluge"
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/search"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -18,19 +22,21 @@ var searchableTags = map[int][]string{
 	1111: {},                                               // lesson comments: content only
 }
 
-// searchIndex is the NIP-50 full-text index. It stores only ids; the events
-// themselves are read back from the event store.
-type searchIndex struct {
-	bluge *bluge.BlugeBackend
-}
+// searchKinds are the indexed kinds, for the rebuild.
+var searchKinds = []int{4199, 4129, 1111}
 
-func openSearchIndex(path string, events eventstore.Store) (*searchIndex, error) {
-	b := &bluge.BlugeBackend{Path: path, RawEventStore: events}
-	if err := b.Init(); err != nil {
-		return nil, fmt.Errorf("open search index: %w", err)
-	}
-	return &searchIndex{bluge: b}, nil
-}
+// Index document fields.
+const (
+	fieldText    = "text"
+	fieldKind    = "kind"
+	fieldPubKey  = "pubkey"
+	fieldCreated = "created_at"
+	// cleanMarker exists in the index directory only between a clean Close
+	// and the next Open; without it the index is rebuilt from LMDB.
+	cleanMarker = "CLEAN"
+	// maxSearchWindow bounds one index query.
+	maxSearchWindow = 10_000
+)
 
 // SearchText is the text the index holds for evt, or "" when evt's kind is
 // not searchable.
@@ -59,35 +65,202 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// index adds evt's searchable text; events of other kinds are ignored.
-func (x *searchIndex) index(evt *nostr.Event) error {
+// searchIndex is the NIP-50 full-text index (bluge). It holds ids and
+// searchable text; events are read back from LMDB.
+//
+// Writes are asynchronous and batched: the LMDB commit is the durable
+// write of an event, and the indexer folds whatever queued while its last
+// batch was committing into the next one (a lone event goes at once). A
+// search first waits for every queued write (read-your-writes). After a
+// crash the index may lack the last events: Open rebuilds it from LMDB
+// unless the previous Close left the clean marker.
+type searchIndex struct {
+	path    string
+	writer  *bluge.Writer
+	log     *slog.Logger
+	reqs    chan indexRequest
+	stopped chan struct{}
+}
+
+// indexRequest is one queued write (doc or del) or a flush (done only).
+type indexRequest struct {
+	doc  *bluge.Document
+	del  string
+	done chan error
+}
+
+func openSearchIndex(path string, log *slog.Logger) (*searchIndex, bool, error) {
+	clean := fileExists(filepath.Join(path, cleanMarker))
+	writer, err := bluge.OpenWriter(bluge.DefaultConfig(path))
+	if err != nil {
+		return nil, false, fmt.Errorf("open search index: %w", err)
+	}
+	if clean {
+		if err := os.Remove(filepath.Join(path, cleanMarker)); err != nil {
+			writer.Close()
+			return nil, false, fmt.Errorf("search index: %w", err)
+		}
+	}
+	x := &searchIndex{path: path, writer: writer, log: log,
+		reqs: make(chan indexRequest, 4096), stopped: make(chan struct{})}
+	go x.run()
+	return x, clean, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// run is the indexer: one goroutine, owned by the index, ended by close.
+func (x *searchIndex) run() {
+	defer close(x.stopped)
+	for first := range x.reqs {
+		batch, waiters := bluge.NewBatch(), x.fold(first)
+		pending := append([]indexRequest{first}, waiters...)
+		for _, r := range pending {
+			if r.doc != nil {
+				batch.Update(r.doc.ID(), r.doc)
+			} else if r.del != "" {
+				batch.Delete(bluge.Identifier(r.del))
+			}
+		}
+		err := x.writer.Batch(batch)
+		if err != nil {
+			x.log.Error("search index write failed", "err", err)
+		}
+		for _, r := range pending {
+			if r.done != nil {
+				r.done <- err
+			}
+		}
+	}
+}
+
+// fold takes every request already queued behind first, up to a batch.
+func (x *searchIndex) fold(first indexRequest) []indexRequest {
+	var more []indexRequest
+	for len(more) < 1024 {
+		select {
+		case r, ok := <-x.reqs:
+			if !ok {
+				return more
+			}
+			more = append(more, r)
+		default:
+			return more
+		}
+	}
+	return more
+}
+
+// index queues evt's searchable text; events of other kinds are ignored.
+func (x *searchIndex) index(evt *nostr.Event) {
 	text := SearchText(evt)
 	if text == "" {
-		return nil
+		return
 	}
-	doc := *evt
-	doc.Content = text
-	if err := x.bluge.SaveEvent(context.Background(), &doc); err != nil {
-		return fmt.Errorf("index %s: %w", evt.ID, err)
-	}
-	return nil
+	doc := bluge.NewDocument(evt.ID)
+	doc.AddField(bluge.NewTextField(fieldText, text))
+	doc.AddField(bluge.NewKeywordField(fieldKind, strconv.Itoa(evt.Kind)))
+	doc.AddField(bluge.NewKeywordField(fieldPubKey, evt.PubKey))
+	doc.AddField(bluge.NewNumericField(fieldCreated, float64(evt.CreatedAt)))
+	x.reqs <- indexRequest{doc: doc}
 }
 
-// remove drops evt from the index (a no-op when it was never indexed).
-func (x *searchIndex) remove(evt *nostr.Event) error {
-	if _, ok := searchableTags[evt.Kind]; !ok {
-		return nil
+// remove queues evt's removal (a no-op when it was never indexed).
+func (x *searchIndex) remove(evt *nostr.Event) {
+	if _, ok := searchableTags[evt.Kind]; ok {
+		x.reqs <- indexRequest{del: evt.ID}
 	}
-	return x.bluge.DeleteEvent(context.Background(), evt)
 }
 
-// query runs a NIP-50 search. The index knows kinds, authors and time
-// bounds; the caller re-checks every other filter field.
-func (x *searchIndex) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Event, error) {
-	return x.bluge.QueryEvents(ctx, filter)
+// flush waits until every write queued before it is committed.
+func (x *searchIndex) flush(ctx context.Context) error {
+	done := make(chan error, 1)
+	x.reqs <- indexRequest{done: done}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
+// ids runs a NIP-50 search and returns matching event ids, best first. The
+// index knows kinds, authors and time bounds; the caller re-checks every
+// other filter field.
+func (x *searchIndex) ids(ctx context.Context, filter nostr.Filter) ([]string, error) {
+	if err := x.flush(ctx); err != nil {
+		return nil, err
+	}
+	reader, err := x.writer.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("search reader: %w", err)
+	}
+	defer reader.Close()
+	limit := min(max(filter.Limit, 1), maxSearchWindow)
+	dmi, err := reader.Search(ctx, bluge.NewTopNSearch(limit, searchQuery(filter)))
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return collectIDs(dmi)
+}
+
+func collectIDs(dmi search.DocumentMatchIterator) ([]string, error) {
+	var ids []string
+	next, err := dmi.Next()
+	for err == nil && next != nil {
+		next.VisitStoredFields(func(field string, value []byte) bool {
+			if field == "_id" {
+				ids = append(ids, string(value))
+			}
+			return true
+		})
+		next, err = dmi.Next()
+	}
+	return ids, err
+}
+
+// searchQuery is the words of filter.Search (any of them, ranked) within
+// the filter's kinds, authors and time bounds.
+func searchQuery(filter nostr.Filter) bluge.Query {
+	q := bluge.NewBooleanQuery().AddMust(bluge.NewMatchQuery(filter.Search).SetField(fieldText))
+	if len(filter.Kinds) > 0 {
+		kinds := bluge.NewBooleanQuery().SetMinShould(1)
+		for _, k := range filter.Kinds {
+			kinds.AddShould(bluge.NewTermQuery(strconv.Itoa(k)).SetField(fieldKind))
+		}
+		q.AddMust(kinds)
+	}
+	if len(filter.Authors) > 0 {
+		authors := bluge.NewBooleanQuery().SetMinShould(1)
+		for _, a := range filter.Authors {
+			authors.AddShould(bluge.NewTermQuery(a).SetField(fieldPubKey))
+		}
+		q.AddMust(authors)
+	}
+	if filter.Since != nil || filter.Until != nil {
+		lo, hi := 0.0, float64(1<<62)
+		if filter.Since != nil {
+			lo = float64(*filter.Since)
+		}
+		if filter.Until != nil {
+			hi = float64(*filter.Until)
+		}
+		q.AddMust(bluge.NewNumericRangeInclusiveQuery(lo, hi, true, true).SetField(fieldCreated))
+	}
+	return q
+}
+
+// close commits what is queued, stops the indexer and marks the index
+// clean, so that the next Open trusts it.
 func (x *searchIndex) close() error {
-	x.bluge.Close()
-	return nil
+	close(x.reqs)
+	<-x.stopped
+	err := x.writer.Close()
+	if err == nil {
+		err = os.WriteFile(filepath.Join(x.path, cleanMarker), nil, 0o644)
+	}
+	return err
 }

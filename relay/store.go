@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -31,7 +32,7 @@ type store struct {
 	inflight sync.WaitGroup
 }
 
-func openStore(dataDir string, limits Limits) (*store, error) {
+func openStore(ctx context.Context, dataDir string, limits Limits, log *slog.Logger) (*store, error) {
 	events := &lmdb.LMDBBackend{
 		Path: filepath.Join(dataDir, "events"),
 		// The store never chooses a limit by itself: every query arrives with
@@ -41,12 +42,52 @@ func openStore(dataDir string, limits Limits) (*store, error) {
 	if err := events.Init(); err != nil {
 		return nil, fmt.Errorf("open event store: %w", err)
 	}
-	search, err := openSearchIndex(filepath.Join(dataDir, "search"), events)
+	search, clean, err := openSearchIndex(filepath.Join(dataDir, "search"), log)
 	if err != nil {
 		events.Close()
 		return nil, err
 	}
-	return &store{events: events, search: search, limits: limits}, nil
+	s := &store{events: events, search: search, limits: limits}
+	if !clean {
+		if err := s.rebuildSearch(ctx, log); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// rebuildSearch re-indexes every searchable event in LMDB: after a crash
+// the asynchronous index may lack the last events (re-indexing is an
+// idempotent update; entries of since-deleted events are harmless, as
+// search results are read back from LMDB).
+func (s *store) rebuildSearch(ctx context.Context, log *slog.Logger) error {
+	const page = 5000
+	seen := map[string]struct{}{}
+	var until *nostr.Timestamp
+	for {
+		evts, err := s.drain(s.events.QueryEvents(ctx, nostr.Filter{Kinds: searchKinds, Until: until, Limit: page}))
+		if err != nil {
+			return fmt.Errorf("rebuild search index: %w", err)
+		}
+		fresh := 0
+		for _, evt := range evts {
+			if _, ok := seen[evt.ID]; !ok {
+				seen[evt.ID] = struct{}{}
+				s.search.index(evt)
+				fresh++
+			}
+		}
+		if fresh == 0 || len(evts) < page {
+			break
+		}
+		oldest := evts[len(evts)-1].CreatedAt
+		until = &oldest
+	}
+	if len(seen) > 0 {
+		log.Info("search index rebuilt from the event store", "events", len(seen))
+	}
+	return s.search.flush(ctx)
 }
 
 // enter registers an operation; the returned func must be called when it ends.
@@ -85,7 +126,8 @@ func (s *store) save(ctx context.Context, evt *nostr.Event) error {
 	if err := s.events.SaveEvent(ctx, evt); err != nil {
 		return err // eventstore.ErrDupEvent passes through untouched for khatru
 	}
-	return s.search.index(evt)
+	s.search.index(evt)
+	return nil
 }
 
 // replace stores a replaceable or addressable event, dropping older
@@ -114,7 +156,8 @@ func (s *store) removeEvent(ctx context.Context, evt *nostr.Event) error {
 	if err := s.events.DeleteEvent(ctx, evt); err != nil {
 		return err
 	}
-	return s.search.remove(evt)
+	s.search.remove(evt)
+	return nil
 }
 
 // query answers filter, newest first, as a channel that is already full.
@@ -163,7 +206,7 @@ func (s *store) collect(ctx context.Context, filter nostr.Filter) (matched, expi
 			return nil, nil, err
 		}
 		matched, expired = sift(raw, filter, nostr.Now())
-		exhausted := len(raw) < ask || ask >= s.limits.MaxCount || filter.Search != ""
+		exhausted := len(raw) < ask || ask >= s.limits.MaxCount || (filter.Search != "" && ask >= maxSearchWindow)
 		if len(matched) >= filter.Limit || exhausted || ctx.Err() != nil {
 			break
 		}
@@ -177,27 +220,51 @@ func (s *store) collect(ctx context.Context, filter nostr.Filter) (matched, expi
 
 // fetch reads a window of candidates from the search index or LMDB.
 func (s *store) fetch(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
-	var src chan *nostr.Event
-	var err error
-	switch {
-	case filter.Search != "":
-		src, err = s.search.query(ctx, filter)
-	case scansKindsOutOfOrder(filter):
+	if filter.Search != "" {
+		return s.fetchSearch(ctx, filter)
+	}
+	if scansKindsOutOfOrder(filter) {
 		wide := filter // time bounds are applied by sift: the scan cannot honour them
 		wide.Limit, wide.Since, wide.Until = s.limits.MaxCount, nil, nil
-		src, err = s.events.QueryEvents(ctx, wide)
-	default:
-		src, err = s.events.QueryEvents(ctx, filter)
+		raw, err := s.drain(s.events.QueryEvents(ctx, wide))
+		slices.SortStableFunc(raw, func(a, b *nostr.Event) int { return cmp.Compare(b.CreatedAt, a.CreatedAt) })
+		return raw, err
 	}
+	return s.drain(s.events.QueryEvents(ctx, filter))
+}
+
+// fetchSearch reads the events the search index ranks best, in its order.
+func (s *store) fetchSearch(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
+	ids, err := s.search.ids(ctx, filter)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	found, err := s.drain(s.events.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)}))
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*nostr.Event, len(found))
+	for _, evt := range found {
+		byID[evt.ID] = evt
+	}
+	ranked := make([]*nostr.Event, 0, len(found))
+	for _, id := range ids {
+		if evt, ok := byID[id]; ok {
+			ranked = append(ranked, evt)
+		}
+	}
+	return ranked, nil
+}
+
+// drain collects a query channel to the end: an abandoned channel would pin
+// an LMDB read transaction.
+func (s *store) drain(src chan *nostr.Event, err error) ([]*nostr.Event, error) {
 	if err != nil {
 		return nil, err
 	}
 	var raw []*nostr.Event
-	for evt := range src { // always drained: an abandoned channel pins a read transaction
+	for evt := range src {
 		raw = append(raw, evt)
-	}
-	if scansKindsOutOfOrder(filter) {
-		slices.SortStableFunc(raw, func(a, b *nostr.Event) int { return cmp.Compare(b.CreatedAt, a.CreatedAt) })
 	}
 	return raw, nil
 }
