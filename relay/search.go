@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/search"
@@ -69,9 +70,9 @@ func contains(list []string, s string) bool {
 // searchable text; events are read back from LMDB.
 //
 // Writes are asynchronous and batched: the LMDB commit is the durable
-// write of an event, and the indexer folds whatever queued while its last
-// batch was committing into the next one (a lone event goes at once). A
-// search first waits for every queued write (read-your-writes). After a
+// write of an event; the indexer commits a batch at most every indexDelay
+// (one fsync per batch, not per event). A search first flushes every queued
+// write (read-your-writes). After a
 // crash the index may lack the last events: Open rebuilds it from LMDB
 // unless the previous Close left the clean marker.
 type searchIndex struct {
@@ -113,11 +114,14 @@ func fileExists(p string) bool {
 }
 
 // run is the indexer: one goroutine, owned by the index, ended by close.
+// Each bluge batch is one fsync, so writes are gathered for up to
+// indexDelay (or maxBatch documents) before they are committed; a flush
+// commits at once. Searches flush first, so the delay is never visible.
 func (x *searchIndex) run() {
 	defer close(x.stopped)
 	for first := range x.reqs {
-		batch, waiters := bluge.NewBatch(), x.fold(first)
-		pending := append([]indexRequest{first}, waiters...)
+		pending := x.gather(first)
+		batch := bluge.NewBatch()
 		for _, r := range pending {
 			if r.doc != nil {
 				batch.Update(r.doc.ID(), r.doc)
@@ -137,21 +141,36 @@ func (x *searchIndex) run() {
 	}
 }
 
-// fold takes every request already queued behind first, up to a batch.
-func (x *searchIndex) fold(first indexRequest) []indexRequest {
-	var more []indexRequest
-	for len(more) < 1024 {
+// Batching of index writes.
+const (
+	indexDelay = 500 * time.Millisecond
+	maxBatch   = 2048
+)
+
+// gather collects first and the requests that follow it, until a flush
+// arrives, the batch is full, the queue closes or indexDelay has passed.
+func (x *searchIndex) gather(first indexRequest) []indexRequest {
+	pending := []indexRequest{first}
+	if first.done != nil {
+		return pending
+	}
+	timer := time.NewTimer(indexDelay)
+	defer timer.Stop()
+	for len(pending) < maxBatch {
 		select {
 		case r, ok := <-x.reqs:
 			if !ok {
-				return more
+				return pending
 			}
-			more = append(more, r)
-		default:
-			return more
+			pending = append(pending, r)
+			if r.done != nil {
+				return pending
+			}
+		case <-timer.C:
+			return pending
 		}
 	}
-	return more
+	return pending
 }
 
 // index queues evt's searchable text; events of other kinds are ignored.

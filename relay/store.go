@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/fiatjaf/eventstore/lmdb"
@@ -177,6 +178,9 @@ func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Eve
 	defer done()
 	if filter.Limit <= 0 {
 		filter.Limit = s.limits.MaxLimit
+	}
+	if hasHashTagKey(filter) {
+		return closedChan(), nil
 	}
 	filter = dedupeFilter(filter)
 	matched, expired, err := s.collect(ctx, filter)
@@ -348,4 +352,24 @@ func uniq[T comparable](list []T) []T {
 func scansKindsOutOfOrder(f nostr.Filter) bool {
 	_, hasP := f.Tags["p"]
 	return hasP && len(f.Kinds) == 0 && len(f.IDs) == 0
+}
+
+// hasHashTagKey reports a filter on a tag named "#x". No event carries such
+// a tag: these filters come from khatru's own "already deleted?" checks,
+// which spell the key "#e"/"#a" and so can never match (DESIGN §4 defect 4,
+// replaced by policies.RejectDeleted). Answering them from the index would
+// scan every kind 5 event on each publish.
+func hasHashTagKey(f nostr.Filter) bool {
+	for k := range f.Tags {
+		if strings.HasPrefix(k, "#") {
+			return true
+		}
+	}
+	return false
+}
+
+func closedChan() chan *nostr.Event {
+	ch := make(chan *nostr.Event)
+	close(ch)
+	return ch
 }
