@@ -31,7 +31,8 @@ type VerificationEvents struct {
 
 // VerifyAgent checks the two-way owner link of agent (hex pubkey): the
 // agent's latest kind 0 must name the owner with "p" and the owner's latest
-// kind 14199 must name the agent.
+// kind 14199 must name the agent. When the agent names no owner, the newest
+// claims naming the agent are reported (never verified).
 func VerifyAgent(ctx context.Context, q Querier, agent string) (Verification, error) {
 	v := Verification{}
 	profEvt, err := latest(ctx, q, nostr.Filter{Kinds: []int{events.KindProfile}, Authors: []string{agent}})
@@ -42,16 +43,20 @@ func VerifyAgent(ctx context.Context, q Querier, agent string) (Verification, er
 	if profEvt != nil {
 		prof, _ = events.ParseProfile(profEvt) // a malformed profile claims nothing
 	}
-	var claims *events.OwnerClaims
-	var claimsEvt *nostr.Event
+	claimsFilter := nostr.Filter{Kinds: []int{events.KindOwnerClaims}}
 	if prof != nil && prof.Owner != "" {
-		claimsEvt, err = latest(ctx, q, nostr.Filter{Kinds: []int{events.KindOwnerClaims}, Authors: []string{prof.Owner}})
-		if err != nil {
-			return v, err
-		}
-		if claimsEvt != nil {
-			claims, _ = events.ParseOwnerClaims(claimsEvt)
-		}
+		claimsFilter.Authors = []string{prof.Owner}
+	} else {
+		// No owner named by the agent: still report who claims it.
+		claimsFilter.Tags = nostr.TagMap{"p": {agent}}
+	}
+	claimsEvt, err := latest(ctx, q, claimsFilter)
+	if err != nil {
+		return v, err
+	}
+	var claims *events.OwnerClaims
+	if claimsEvt != nil {
+		claims, _ = events.ParseOwnerClaims(claimsEvt)
 	}
 	v.Ownership = events.CheckOwnership(agent, prof, claims)
 	v.Events = VerificationEvents{Profile: profEvt, Claims: claimsEvt}

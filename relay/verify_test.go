@@ -77,3 +77,21 @@ func TestRelay_VerifyEndpoint(t *testing.T) {
 		t.Fatalf("bad key: status %d %v", code, bad)
 	}
 }
+
+func TestVerifyAgent_ReportsClaimantWhenAgentNamesNoOwner(t *testing.T) {
+	tr := openTestRelay(t, t.TempDir(), Limits{})
+	ctx := context.Background()
+	owner, agent := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
+	ownerPub, _ := nostr.GetPublicKey(owner)
+	agentPub, _ := nostr.GetPublicKey(agent)
+	if err := tr.Publish(ctx, signed(t, owner, 14199, nostr.Tags{{"p", agentPub}}, "")); err != nil {
+		t.Fatal(err)
+	}
+	v, err := VerifyAgent(ctx, tr, agentPub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Verified || v.AgentClaimsOwner || !v.OwnerClaimsAgent || v.Owner != ownerPub || v.Events.Claims == nil {
+		t.Fatalf("got %+v", v.Ownership)
+	}
+}
