@@ -1,0 +1,70 @@
+package state
+
+import (
+	"context"
+
+	"github.com/agentnode/agentnode/agentd/state/asmql"
+	"github.com/agentnode/agentnode/agentd/state/store"
+)
+
+// Get returns one document the caller can see (state.query permission).
+func (r *Runtime) Get(ctx context.Context, c Caller, schemaURI, id string) (*Document, error) {
+	s, err := r.resolve(c, schemaURI, VerbQuery)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.EnsureCore(ctx, c); err != nil {
+		return nil, err
+	}
+	d, err := r.st.Get(ctx, s, id, c.readFilter(s, false))
+	if err != nil {
+		return nil, r.internal(err)
+	}
+	return fromStore(d), nil
+}
+
+// Query is state.query: it runs an ASM-QL query over the documents of its
+// "from" schema that the caller can see (visibility, memory scope, not
+// deleted), as one page. Bad queries are INVALID_INPUT, slow ones TIMEOUT.
+func (r *Runtime) Query(ctx context.Context, c Caller, query []byte) (*QueryResult, error) {
+	if !c.Can(VerbQuery) {
+		return nil, newError(CodePermissionDenied, "%s not granted", VerbQuery)
+	}
+	q, err := asmql.Parse(query)
+	if err != nil {
+		return nil, coded(err)
+	}
+	s, err := r.resolve(c, q.From, VerbQuery)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.EnsureCore(ctx, c); err != nil {
+		return nil, err
+	}
+	f := c.readFilter(s, false)
+	docs, _, _ := s.Namespace.Tables()
+	t := asmql.Target{Table: docs, Base: "schema_uri = ? AND " + f.SQL, BaseArgs: append([]any{s.URI}, f.Args...)}
+	res, err := asmql.Exec(ctx, r.st.DB(), q, t, r.opts.Limits)
+	if err != nil {
+		return nil, r.internal(err)
+	}
+	return &QueryResult{Rows: res.Rows, NextCursor: res.NextCursor}, nil
+}
+
+// History returns a document's op log (state.query permission): its
+// create marker, CRDT ops and tombstone, in log order. Tombstoned documents
+// keep their history; hard-deleted ones have none (NOT_FOUND).
+func (r *Runtime) History(ctx context.Context, c Caller, schemaURI, id string) ([]store.Envelope, error) {
+	s, err := r.resolve(c, schemaURI, VerbQuery)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.st.Get(ctx, s, id, c.readFilter(s, true)); err != nil {
+		return nil, r.internal(err)
+	}
+	envs, err := r.st.History(ctx, s, id)
+	if err != nil {
+		return nil, r.internal(err)
+	}
+	return envs, nil
+}

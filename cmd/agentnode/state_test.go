@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const stateTestOwner = "1111111111111111111111111111111111111111111111111111111111111111"
+
+const stateTestSchema = `{"$id":"did:nuwa:state:memo#v1","type":"object",
+ "properties":{"title":{"type":"string"},"body":{"type":"string","x-crdt":"rga_text"},"tags":{"type":"array","x-crdt":"grow_only_set"}},
+ "required":["title"]}`
+
+func TestState_PutGetQueryHistory(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := filepath.Join(dir, "memo.json")
+	if err := os.WriteFile(schemaFile, []byte(stateTestSchema), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"AGENTNODE_DATA": filepath.Join(dir, "data"), "AGENTNODE_OWNER": stateTestOwner}
+	const uri = "did:nuwa:state:memo#v1"
+	r := cli(t, env, "state", "put", "--schema", uri, "--id", "m1", "--schema-file", schemaFile, "--cap", "did:nuwa:cap:memo@1.0.0",
+		"--object", `{"title":"first","body":"hello","tags":["a"]}`, "--json")
+	if r.err != nil {
+		t.Fatal(r.err, r.stderr)
+	}
+	r = cli(t, env, "state", "put", "--schema", uri, "--id", "m1", "--patch", `[{"op":"add","path":"/tags/-","value":"b"}]`)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	// Replacing the whole document merges per field (the set keeps "a" and "b").
+	r = cli(t, env, "state", "put", "--schema", uri, "--id", "m1", "--object", `{"title":"second","body":"hello world","tags":["a","b","c"]}`)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	r = cli(t, env, "state", "get", "--schema", uri, "--id", "m1", "--json")
+	var d struct {
+		Object map[string]any `json:"object"`
+		Owner  string         `json:"owner"`
+	}
+	if r.err != nil || json.Unmarshal([]byte(r.stdout), &d) != nil {
+		t.Fatalf("get: %v %s", r.err, r.stdout)
+	}
+	if d.Object["title"] != "second" || d.Object["body"] != "hello world" || d.Owner != stateTestOwner {
+		t.Fatalf("get: %+v", d)
+	}
+	r = cli(t, env, "state", "query", `{"select":["title"],"from":"did:nuwa:state:memo#v1","where":{"tags":{"$contains":"c"}}}`)
+	if r.err != nil || !strings.Contains(r.stdout, `"title":"second"`) {
+		t.Fatalf("query: %v %q", r.err, r.stdout)
+	}
+	r = cli(t, env, "state", "history", "--schema", uri, "--id", "m1")
+	if r.err != nil || !strings.Contains(r.stdout, "create") || !strings.Contains(r.stdout, "body") {
+		t.Fatalf("history: %v\n%s", r.err, r.stdout)
+	}
+	r = cli(t, env, "state", "get", "--schema", "did:nuwa:core:AgentSettings#v1", "--id", stateTestOwner)
+	if r.err != nil || !strings.Contains(r.stdout, `"language": "en"`) {
+		t.Fatalf("core settings: %v %s", r.err, r.stdout)
+	}
+	r = cli(t, env, "state", "put", "--schema", "did:nuwa:core:AgentSettings#v1", "--id", stateTestOwner, "--object", `{"language":"ja","theme":"dark"}`, "--json")
+	if r.err != nil || json.Unmarshal([]byte(r.stdout), &d) != nil || d.Object["language"] != "ja" {
+		t.Fatalf("replace core settings: %v %s", r.err, r.stdout)
+	}
+	r = cli(t, map[string]string{"AGENTNODE_DATA": env["AGENTNODE_DATA"]}, "state", "get", "--schema", uri, "--id", "m1")
+	if r.err == nil || exitCode(r.err) != 2 {
+		t.Fatalf("no owner: %v", r.err)
+	}
+	r = cli(t, env, "state", "get", "--schema", uri, "--id", "nope")
+	if r.err == nil || !strings.Contains(r.err.Error(), "NOT_FOUND") {
+		t.Fatalf("missing doc: %v", r.err)
+	}
+}
