@@ -40,7 +40,7 @@ func TestIndexes_UsedByQueries(t *testing.T) {
 		rows.Scan(&id, &parent, &unused, &detail)
 		plan = append(plan, detail)
 	}
-	if got := strings.Join(plan, "; "); !strings.Contains(got, "cap_note_ix_") {
+	if got := strings.Join(plan, "; "); !strings.Contains(got, "cap_note_ixo_") {
 		t.Fatalf("plan does not use an expression index: %s\n%s", got, sqlText)
 	}
 }

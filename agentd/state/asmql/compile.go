@@ -121,34 +121,40 @@ func selection(sel []string) []selItem {
 // NULL boundary of that key (ascending from absent values into present ones,
 // or descending from present values into absent ones). No single index range
 // covers both sides, so the page is then built from two index-friendly
-// parts: "rest", the rest of the cursor's side, and, only for the rows that
-// rest leaves in the page, the side that follows (its LIMIT is then 0 and
-// SQLite does not run it).
+// parts: "rest", the rest of the cursor's side, and the side that follows,
+// limited to the rows rest leaves free (when rest fills the page, that LIMIT
+// is 0 and SQLite does not run the part at all).
 func (p *plan) build(where Expr, t Target, after []any) (string, []any) {
 	w := &sqlw{}
-	nullFirst := after != nil && after[0] == nil // the cursor's side has key 0 NULL
+	nullSide := after != nil && after[0] == nil // the cursor's side has key 0 NULL
 	var cond func()
 	if after != nil {
 		cond = func() { w.keyset(p.keys, after) }
 	}
 	if next := p.nextSide(w, after); next != nil {
-		w.str("WITH rest AS MATERIALIZED (")
-		p.core(w, where, t, cond, nullFirst)
-		p.limit(w)
-		w.str("), page AS MATERIALIZED (SELECT * FROM rest UNION ALL SELECT * FROM (")
-		p.core(w, where, t, next, !nullFirst)
-		w.str(" LIMIT max(0, ")
-		w.bind(int64(p.pageSize) + 1)
-		w.str(" - (SELECT count(*) FROM rest))))")
+		p.split(w, where, t, cond, next, nullSide)
 	} else {
 		w.str("WITH page AS MATERIALIZED (")
-		p.core(w, where, t, cond, nullFirst)
+		p.core(w, where, t, cond, nullSide)
 		p.limit(w)
 		w.str(")")
 	}
 	w.str(" SELECT * FROM page")
-	p.orderBy(w, true, 0)
+	p.orderBy(w, true, false)
 	return w.b.String(), w.args
+}
+
+// split writes the two-part page: rest (the cursor's side, cond) and the
+// side that follows (next) for the rows rest leaves free.
+func (p *plan) split(w *sqlw, where Expr, t Target, cond, next func(), nullSide bool) {
+	w.str("WITH rest AS MATERIALIZED (")
+	p.core(w, where, t, cond, nullSide)
+	p.limit(w)
+	w.str("), page AS MATERIALIZED (SELECT * FROM rest UNION ALL SELECT * FROM (")
+	p.core(w, where, t, next, !nullSide)
+	w.str(" LIMIT max(0, ")
+	w.bind(int64(p.pageSize) + 1)
+	w.str(" - (SELECT count(*) FROM rest))))")
 }
 
 // nextSide returns the writer of the predicate that selects the side of the
@@ -194,7 +200,7 @@ func (p *plan) core(w *sqlw, where Expr, t Target, cond func(), keyNull bool) {
 		and()
 		cond()
 	}
-	p.orderBy(w, false, b2i(keyNull))
+	p.orderBy(w, false, keyNull)
 }
 
 // limit writes LIMIT pageSize+1 (one more row tells whether there is a
@@ -204,15 +210,17 @@ func (p *plan) limit(w *sqlw) {
 	w.bind(int64(p.pageSize) + 1)
 }
 
-// orderBy writes ORDER BY the effective order from key from on: the key
-// expressions, or their aliases k0.. when aliased.
-func (p *plan) orderBy(w *sqlw, aliased bool, from int64) {
+// orderBy writes ORDER BY the effective order, without key 0 if skipFirst:
+// the key expressions, or their aliases k0.. when aliased.
+func (p *plan) orderBy(w *sqlw, aliased, skipFirst bool) {
 	w.str(" ORDER BY ")
-	for i, k := range p.keys {
-		if int64(i) < from {
-			continue
-		}
-		w.sep(i-int(from), ", ")
+	first := 0
+	if skipFirst {
+		first = 1
+	}
+	for i := first; i < len(p.keys); i++ {
+		k := p.keys[i]
+		w.sep(i-first, ", ")
 		if aliased {
 			w.str("k", strconv.Itoa(i), dir(k.desc))
 		} else {
