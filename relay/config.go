@@ -19,6 +19,24 @@ type Config struct {
 	Limits Limits
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
+	// RestrictedKinds are served only to an authenticated (NIP-42) author
+	// or "p"-tagged reader of each event; events of these kinds that name
+	// no reader are public. nil means DefaultRestrictedKinds; an empty
+	// non-nil slice restricts nothing. See docs/RELAY.md.
+	RestrictedKinds []int
+}
+
+// DefaultRestrictedKinds: 4290 (Agent State Model op envelopes, one event
+// per reader for private and shared state; agentd/state/replicate) and
+// 1059 (NIP-59 gift wraps).
+var DefaultRestrictedKinds = []int{4290, 1059}
+
+// restrictedKinds returns the kinds in force.
+func (c Config) restrictedKinds() []int {
+	if c.RestrictedKinds == nil {
+		return DefaultRestrictedKinds
+	}
+	return c.RestrictedKinds
 }
 
 // Limits are the relay's size, rate and query bounds. They are enforced and

@@ -27,6 +27,8 @@ type Relay struct {
 
 	connMu sync.Mutex
 	conns  map[*khatru.WebSocket]struct{}
+
+	stored storedHooks // OnStored listeners
 }
 
 // Open opens (creating if needed) the data directory and wires the relay.
@@ -63,7 +65,8 @@ func (r *Relay) wire() {
 	rl.StoreEvent = append(rl.StoreEvent, r.store.save)
 	rl.ReplaceEvent = append(rl.ReplaceEvent, r.store.replace)
 	rl.DeleteEvent = append(rl.DeleteEvent, r.store.delete)
-	rl.QueryEvents = append(rl.QueryEvents, r.store.query)
+	restricted := r.cfg.restrictedKinds()
+	rl.QueryEvents = append(rl.QueryEvents, policies.HideRestricted(restricted, r.store.query))
 	rl.CountEvents = append(rl.CountEvents, r.countHook)
 	rl.CountEventsHLL = append(rl.CountEventsHLL, r.countHLLHook)
 
@@ -75,6 +78,9 @@ func (r *Relay) wire() {
 		policies.ValidateAgentEvents(),
 		policies.RejectDeleted(r),
 	)
+	rl.RejectFilter = append(rl.RejectFilter, policies.RequireAuthForKinds(restricted))
+	rl.RejectCountFilter = append(rl.RejectCountFilter, policies.RestrictCount(restricted))
+	rl.PreventBroadcast = append(rl.PreventBroadcast, policies.PreventRestrictedBroadcast(restricted))
 	rl.OverwriteFilter = append(rl.OverwriteFilter,
 		func(_ context.Context, f *nostr.Filter) { policies.StripHLLGuard(f) },
 		policies.CapLimit(lim.DefaultLimit, lim.MaxLimit),
@@ -83,6 +89,7 @@ func (r *Relay) wire() {
 	rl.OnDisconnect = append(rl.OnDisconnect, r.untrackConn)
 	rl.OnEventSaved = append(rl.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
 		r.log.Debug("event stored", "id", evt.ID, "kind", evt.Kind, "pubkey", evt.PubKey)
+		r.stored.fire(evt)
 	})
 	r.routes(rl.Router())
 }

@@ -1,0 +1,251 @@
+package replicate_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/state"
+	"github.com/agentnode/agentnode/agentd/state/replicate"
+	"github.com/agentnode/agentnode/relay"
+)
+
+const (
+	capNote  = "did:nuwa:cap:note@1.0.0"
+	noteURI  = "did:nuwa:state:note#v1"
+	capTeam  = "did:nuwa:cap:team@1.0.0"
+	teamURI  = "did:nuwa:state:team#v1"
+	capBoard = "did:nuwa:cap:board@1.0.0"
+	boardURI = "did:nuwa:state:board#v1"
+)
+
+// noteSchema is the ACP spec's example (private by default).
+const noteSchema = `{
+  "$id": "did:nuwa:state:note#v1",
+  "type": "object",
+  "properties": {
+    "id": {"type": "string", "format": "uuid"},
+    "title": {"type": "string", "x-crdt": "lww_register"},
+    "body": {"type": "string", "x-crdt": "rga_text"},
+    "tags": {"type": "array", "items": {"type": "string"}, "x-crdt": "grow_only_set"},
+    "createdAt": {"type": "string", "format": "date-time"},
+    "updatedAt": {"type": "string", "format": "date-time"}
+  },
+  "required": ["id", "title", "body", "createdAt", "updatedAt"]
+}`
+
+// teamSchema is a shared note: every agent of the owner.
+var teamSchema = strings.Replace(strings.Replace(noteSchema, "state:note#v1", "state:team#v1", 1),
+	`"type": "object",`, `"type": "object", "x-asm": {"x-visibility": "shared"},`, 1)
+
+// boardSchema is a public note.
+var boardSchema = strings.Replace(strings.Replace(noteSchema, "state:note#v1", "state:board#v1", 1),
+	`"type": "object",`, `"type": "object", "x-asm": {"x-visibility": "public"},`, 1)
+
+const id1 = "11111111-1111-4111-8111-111111111111"
+
+func note(id, title, body string, tags ...string) []byte {
+	if tags == nil {
+		tags = []string{}
+	}
+	b, _ := json.Marshal(map[string]any{"id": id, "title": title, "body": body, "tags": tags,
+		"createdAt": "2025-05-15T10:00:00Z", "updatedAt": "2025-05-15T10:00:00Z"})
+	return b
+}
+
+type key struct{ sk, pk string }
+
+func newKey() key {
+	sk := nostr.GeneratePrivateKey()
+	pk, _ := nostr.GetPublicKey(sk)
+	return key{sk, pk}
+}
+
+func caller(agent, owner key, capID string) state.Caller {
+	return state.Caller{Agent: agent.pk, Owner: owner.pk, Capability: capID, Scope: "sc:test", Verbs: state.AllVerbs}
+}
+
+func quietLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// testRelay is a relay served over a real websocket, whose client
+// connections the test can cut.
+type testRelay struct {
+	*relay.Relay
+	URL string
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+func openRelay(t *testing.T) *testRelay {
+	t.Helper()
+	r, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Version: "test", Logger: quietLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &testRelay{Relay: r, conns: map[net.Conn]struct{}{}}
+	srv := httptest.NewUnstartedServer(r)
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		if s == http.StateNew {
+			tr.conns[c] = struct{}{}
+		} else if s == http.StateClosed {
+			delete(tr.conns, c)
+		}
+	}
+	srv.Start()
+	tr.URL = "ws" + strings.TrimPrefix(srv.URL, "http")
+	t.Cleanup(func() {
+		tr.kick()
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r.Close(ctx)
+	})
+	return tr
+}
+
+// kick cuts every client connection (hijacked websockets included).
+func (tr *testRelay) kick() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for c := range tr.conns {
+		c.Close()
+		delete(tr.conns, c)
+	}
+}
+
+// node is one agentnode's state runtime and replicator.
+type node struct {
+	t     *testing.T
+	rt    *state.Runtime
+	agent key
+	owner key
+	cfg   replicate.Config
+	rep   *replicate.Replicator
+	stop  func()
+}
+
+// nodeConfig says what a node runs.
+type nodeConfig struct {
+	agent, owner key
+	dir          replicate.Directory
+	relays       []*testRelay
+	local        *testRelay // reached in-process instead of over a websocket
+	follow       []string
+}
+
+func startNode(t *testing.T, nc nodeConfig) *node {
+	t.Helper()
+	ctx := context.Background()
+	rt, err := state.Open(ctx, state.Options{Dir: t.TempDir(), Logger: quietLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(ctx) })
+	for capID, raw := range map[string]string{capNote: noteSchema, capTeam: teamSchema, capBoard: boardSchema} {
+		if _, err := rt.Register(ctx, capID, []byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := &node{t: t, rt: rt, agent: nc.agent, owner: nc.owner}
+	n.cfg = replicate.Config{SecretKey: nc.agent.sk, Owner: nc.owner.pk, Directory: nc.dir, Schemas: rt.Schemas(),
+		Follow: nc.follow, RetryMin: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond, Logger: quietLogger(t)}
+	for _, tr := range nc.relays {
+		ws := replicate.NewWSRelay(tr.URL, nc.agent.sk, quietLogger(t))
+		t.Cleanup(func() { ws.Close() })
+		n.cfg.Links = append(n.cfg.Links, ws.Link())
+	}
+	if nc.local != nil {
+		local := &replicate.Local{Relay: nc.local.Relay, Poll: 20 * time.Millisecond}
+		n.cfg.Links = append(n.cfg.Links, local.Link("local"))
+	}
+	n.start()
+	t.Cleanup(n.halt)
+	return n
+}
+
+// start runs a new Replicator over the node's store.
+func (n *node) start() {
+	n.t.Helper()
+	rep, err := replicate.New(n.rt.Store(), n.cfg)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rep.Run(ctx)
+	}()
+	n.rep = rep
+	n.stop = func() { cancel(); <-done }
+}
+
+func (n *node) halt() {
+	if n.stop != nil {
+		n.stop()
+		n.stop = nil
+	}
+}
+
+// get returns the document's object, or "" if the node does not have it.
+func (n *node) get(c state.Caller, uri, id string) string {
+	d, err := n.rt.Get(context.Background(), c, uri, id)
+	if err != nil {
+		var se *state.Error
+		if errors.As(err, &se) && se.Code == state.CodeNotFound {
+			return ""
+		}
+		n.t.Fatal(err)
+	}
+	return string(d.Object)
+}
+
+func (n *node) update(c state.Caller, uri, id, patch string) {
+	n.t.Helper()
+	if _, err := n.rt.Update(context.Background(), c, uri, id, []byte(patch)); err != nil {
+		n.t.Errorf("update %s: %v", patch, err)
+	}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func object(t *testing.T, raw string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	return m
+}
