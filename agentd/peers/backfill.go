@@ -1,0 +1,93 @@
+package peers
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// backfill fetches, for every track whose catch-up filled its page, the
+// older pages (until = the oldest event seen, inclusive) until a page
+// comes back short. A page that holds a single second is asked again with
+// a larger limit, up to what the peer honours; past that the rest of that
+// second is skipped, with a warning.
+func (p *peer) backfill(ctx context.Context, conn *nostr.Relay, lim limits, tracks []track) error {
+	for i := range tracks {
+		t := &tracks[i]
+		if t.count < lim.page {
+			continue
+		}
+		if err := p.backfillTrack(ctx, conn, lim, t, tracks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *peer) backfillTrack(ctx context.Context, conn *nostr.Relay, lim limits, t *track, tracks []track) error {
+	until, limit := t.oldest, lim.page
+	for until > 0 && until >= t.since {
+		evts, err := p.fetch(ctx, conn, withWindow(t.filter, t.since, until, limit))
+		if err != nil {
+			return err
+		}
+		for _, evt := range evts {
+			if err := p.take(ctx, evt, tracks, false); err != nil {
+				return err
+			}
+		}
+		if len(evts) < limit {
+			return nil
+		}
+		oldest := oldestOf(evts)
+		switch {
+		case oldest < until:
+			until = oldest
+		case limit < lim.max:
+			limit = min(limit*4, lim.max)
+		default:
+			p.log.Warn("more events in one second than the peer serves in one query: skipping the rest",
+				"second", until, "limit", limit)
+			until--
+		}
+	}
+	return nil
+}
+
+// fetch runs one query on conn and returns what the peer stored, up to
+// its EOSE. Unlike go-nostr's QuerySync it reports a timeout, a CLOSED and
+// a lost connection instead of returning what arrived so far.
+func (p *peer) fetch(ctx context.Context, conn *nostr.Relay, f nostr.Filter) ([]*nostr.Event, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.s.cfg.DialTimeout)
+	defer cancel()
+	sub, err := subscribe(ctx, conn, nostr.Filters{f}, "peers-page")
+	if err != nil {
+		return nil, err
+	}
+	var out []*nostr.Event
+	for {
+		select {
+		case evt, ok := <-sub.Events:
+			if !ok {
+				return nil, ErrDisconnected
+			}
+			out = append(out, evt)
+		case <-sub.EndOfStoredEvents:
+			sub.Unsub() // only now: on failure the session ends and closes the connection (conn.go)
+			return out, nil
+		case reason := <-sub.ClosedReason:
+			return nil, fmt.Errorf("%w: %s", ErrClosedByPeer, reason)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("peers: query: %w", context.Cause(ctx))
+		}
+	}
+}
+
+func oldestOf(evts []*nostr.Event) nostr.Timestamp {
+	oldest := evts[0].CreatedAt
+	for _, e := range evts[1:] {
+		oldest = min(oldest, e.CreatedAt)
+	}
+	return oldest
+}
