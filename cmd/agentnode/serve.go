@@ -8,13 +8,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 
+	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/lessons"
 	"github.com/agentnode/agentnode/relay"
 )
 
 func init() {
-	commands["serve"] = command{"run the node: the embedded relay (and, later, the agent daemon)", runServe}
+	commands["serve"] = command{"run the node: the embedded relay and the agent daemon", runServe}
 }
 
 // Defaults of a zero-configuration node.
@@ -29,6 +33,14 @@ type ServeConfig struct {
 	DataDir  string // where events and indexes live
 	LogLevel string // debug, info, warn, error
 	LogJSON  bool   // JSON logs instead of text
+
+	// PassphraseFile holds the passphrase that NIP-49 encrypts agent keys
+	// (else AGENTNODE_PASSPHRASE; neither: keys are stored as plain hex).
+	PassphraseFile string
+	// Trust is the lesson trust policy of the node's agents (docs/TRUST.md).
+	TrustAllow   []string // --trust-allow: allowlisted pubkeys
+	TrustFollows bool     // --trust-follows: the owner's follows (one hop)
+	TrustDisable []string // --trust-disable: rules switched off
 }
 
 // ServeCommand runs the node until its context ends.
@@ -36,17 +48,22 @@ type ServeCommand struct {
 	Config ServeConfig
 	m      *Main
 	relay  *relay.Relay
+	daemon *agentd.Daemon
 	server *http.Server
 	ln     net.Listener
 }
 
 // FlagSet declares serve's flags, bound to c.Config, with environment defaults.
 func (c *ServeCommand) FlagSet() *flag.FlagSet {
-	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--log-level LEVEL] [--log-json]")
+	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]...")
 	fs.StringVar(&c.Config.Listen, "listen", c.m.envOr("AGENTNODE_LISTEN", DefaultListen), "address to listen on (env AGENTNODE_LISTEN)")
 	fs.StringVar(&c.Config.DataDir, "data", c.m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
 	fs.StringVar(&c.Config.LogLevel, "log-level", c.m.envOr("AGENTNODE_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTNODE_LOG_LEVEL)")
 	fs.BoolVar(&c.Config.LogJSON, "log-json", false, "write logs as JSON lines")
+	fs.StringVar(&c.Config.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts agent keys (NIP-49); else env AGENTNODE_PASSPHRASE")
+	fs.Var((*stringList)(&c.Config.TrustAllow), "trust-allow", "trust lessons by this pubkey (npub or hex), and agents it owns as siblings; repeatable")
+	fs.BoolVar(&c.Config.TrustFollows, "trust-follows", false, "trust pubkeys the agent's owner follows (kind 3, one hop)")
+	fs.Var((*stringList)(&c.Config.TrustDisable), "trust-disable", "switch a trust rule off (self, owner, definition-author, sibling, allowlist, follows); repeatable")
 	return fs
 }
 
@@ -87,8 +104,13 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := c.openDaemon(ctx, logger); err != nil {
+		c.relay.Close(ctx)
+		return err
+	}
 	c.ln, err = net.Listen("tcp", c.Config.Listen)
 	if err != nil {
+		c.daemon.Close(ctx)
 		c.relay.Close(ctx)
 		return fmt.Errorf("listen on %s: %w", c.Config.Listen, err)
 	}
@@ -114,13 +136,17 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 	}
 }
 
-// Close stops accepting, closes client connections and the stores.
+// Close stops accepting, stops the agent daemon, closes client
+// connections and the stores.
 func (c *ServeCommand) Close(ctx context.Context) error {
 	var errs []error
 	if c.server != nil {
 		if err := c.server.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			errs = append(errs, err)
 		}
+	}
+	if c.daemon != nil {
+		errs = append(errs, c.daemon.Close(ctx))
 	}
 	if c.relay != nil {
 		errs = append(errs, c.relay.Close(ctx))
@@ -139,3 +165,45 @@ func (c *ServeCommand) logger() (*slog.Logger, error) {
 	}
 	return slog.New(slog.NewTextHandler(c.m.Stderr, opts)), nil
 }
+
+// openDaemon opens the agent daemon over the relay and mounts its HTTP API
+// (/api/agents) beside the relay's.
+func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) error {
+	pass, err := c.passphrase()
+	if err != nil {
+		return err
+	}
+	trust := lessons.Config{Allowlist: c.Config.TrustAllow, Disable: c.Config.TrustDisable, FollowHop: c.Config.TrustFollows}
+	if _, err := lessons.NewPolicy(trust); err != nil {
+		return usagef("serve: %v", err)
+	}
+	c.daemon, err = agentd.Open(ctx, agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
+		Trust: trust, Passphrase: pass, Logger: logger})
+	if err != nil {
+		return err
+	}
+	h := c.daemon.Handler()
+	c.relay.Handle("/api/agents", h)
+	c.relay.Handle("/api/agents/", h)
+	return nil
+}
+
+// passphrase reads --passphrase-file (one line; the trailing newline is
+// dropped), else AGENTNODE_PASSPHRASE; "" means agent keys are plain hex.
+func (c *ServeCommand) passphrase() (string, error) {
+	if c.Config.PassphraseFile == "" {
+		return c.m.Getenv("AGENTNODE_PASSPHRASE"), nil
+	}
+	b, err := os.ReadFile(c.Config.PassphraseFile)
+	if err != nil {
+		return "", fmt.Errorf("serve: --passphrase-file: %w", err)
+	}
+	pass := strings.TrimRight(string(b), "\r\n")
+	if pass == "" {
+		return "", usagef("serve: --passphrase-file %s is empty", c.Config.PassphraseFile)
+	}
+	return pass, nil
+}
+
+// Daemon is the agent daemon (after Open).
+func (c *ServeCommand) Daemon() *agentd.Daemon { return c.daemon }

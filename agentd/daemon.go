@@ -1,0 +1,229 @@
+package agentd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/keystore"
+	"github.com/agentnode/agentnode/lessons"
+)
+
+// Store is how the daemon reads and writes events: the embedded relay
+// in-process (relay.Relay satisfies it). Publish must verify and store the
+// event as a client's would be, returning NIP-01 prefixed refusals;
+// QuerySync must return only events whose signatures it has verified.
+type Store interface {
+	Publish(ctx context.Context, evt *nostr.Event) error
+	QuerySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error)
+}
+
+// Notifier tells the daemon about every event the store stores, from any
+// source (relay.Relay.OnStored satisfies it). fn runs on the storing
+// goroutine and returns quickly; remove unregisters it.
+type Notifier interface {
+	OnStored(fn func(*nostr.Event)) (remove func())
+}
+
+// Config configures a Daemon.
+type Config struct {
+	// DataDir is the node's data directory; agents live in DataDir/agents.
+	DataDir string
+	// Store reads and publishes events (required).
+	Store Store
+	// Notifier, when set, makes recomposition live: stored events that
+	// change an agent's inputs mark it for recomposition at once. Without
+	// one, every Effective call re-reads the store (cache hits by key).
+	Notifier Notifier
+	// Trust is the lesson trust policy (docs/TRUST.md).
+	Trust lessons.Config
+	// Limits bound what composition reads (zero: lessons.DefaultLimits).
+	Limits lessons.Limits
+	// Passphrase, when set, NIP-49 encrypts new agent keys.
+	Passphrase string
+	// KeyLogN is the NIP-49 scrypt cost (0: keystore.DefaultLogN).
+	KeyLogN uint8
+	// Logger receives structured logs; nil means slog.Default().
+	Logger *slog.Logger
+	// OnInterestsChange, when set, is called (from the daemon's loop, with
+	// no lock held) after Interests or Outbox may have changed: an agent
+	// installed, removed, upgraded or nudged, or a recomposition that saw
+	// new lessons, authors or owners. agentd/peers' Refresh fits.
+	OnInterestsChange func()
+}
+
+// Daemon runs the agents installed on a node: it keeps their keys and
+// registry, publishes their profiles and lessons, and composes their
+// effective behaviour from definition, nudges and trusted lessons. Its
+// methods are safe for concurrent use. Open starts its one background
+// goroutine; Close stops it.
+type Daemon struct {
+	cfg    Config
+	log    *slog.Logger
+	store  Store
+	keys   *keystore.Store
+	policy *lessons.Policy
+	token  string
+
+	mu     sync.Mutex // guards reg and closed; serialises registry changes
+	reg    *registry
+	closed bool
+
+	live *live // dirty tracking and compositions
+
+	interests atomic.Bool // Interests may have changed since OnInterestsChange was last called
+
+	wake   chan struct{}
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	unhook func()
+}
+
+// Open opens the agents directory under cfg.DataDir (creating it), loads
+// the registry, checks that every agent's key is readable (so a wrong
+// passphrase fails here, not at the first signature), subscribes to the
+// notifier and starts the background loop.
+func Open(ctx context.Context, cfg Config) (*Daemon, error) {
+	if cfg.DataDir == "" || cfg.Store == nil {
+		return nil, errors.New("agentd: Config needs DataDir and Store")
+	}
+	d := &Daemon{cfg: cfg, log: cfg.Logger, store: cfg.Store, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if d.log == nil {
+		d.log = slog.Default()
+	}
+	var err error
+	if d.policy, err = lessons.NewPolicy(cfg.Trust); err != nil {
+		return nil, fmt.Errorf("agentd: trust: %w", err)
+	}
+	if err := d.openFiles(); err != nil {
+		return nil, err
+	}
+	agents := d.reg.list()
+	d.live = newLive(agents)
+	d.queueAutoUpgrades(agents) // and wakes the loop: first compositions
+	if cfg.Notifier != nil {
+		d.unhook = cfg.Notifier.OnStored(d.onStored)
+	}
+	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	d.cancel = cancel
+	go d.run(runCtx)
+	d.log.Info("agent daemon opened", "agents", len(agents), "dir", d.keys.Dir(), "encrypted_keys", d.keys.Encrypts(), "trust", d.policy.String())
+	return d, nil
+}
+
+// openFiles opens the keystore, the registry and the API token, and reads
+// every registered agent's key once.
+func (d *Daemon) openFiles() error {
+	dir := filepath.Join(d.cfg.DataDir, "agents")
+	if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
+		return fmt.Errorf("agentd: %w", err)
+	}
+	var err error
+	if d.keys, err = keystore.Open(dir, keystore.Options{Passphrase: d.cfg.Passphrase, LogN: d.cfg.KeyLogN}); err != nil {
+		return err
+	}
+	if d.reg, err = loadRegistry(filepath.Join(dir, "agents.json")); err != nil {
+		return err
+	}
+	for _, a := range d.reg.agents {
+		if _, err := d.keys.Secret(a.PubKey); err != nil {
+			return fmt.Errorf("agentd: agent %s (%s): %w", a.Name, a.PubKey, err)
+		}
+	}
+	d.token, err = loadOrCreateToken(TokenPath(d.cfg.DataDir))
+	return err
+}
+
+// Close unsubscribes from the notifier and stops the background loop,
+// waiting for it (until ctx ends). Later calls fail with ErrClosed.
+func (d *Daemon) Close(ctx context.Context) error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	d.mu.Unlock()
+	if d.unhook != nil {
+		d.unhook()
+	}
+	d.cancel(ErrClosed)
+	select {
+	case <-d.done:
+	case <-ctx.Done():
+		return fmt.Errorf("agentd: close: %w", context.Cause(ctx))
+	}
+	d.log.Info("agent daemon closed")
+	return nil
+}
+
+// Policy is the trust policy in force.
+func (d *Daemon) Policy() *lessons.Policy { return d.policy }
+
+// signal wakes the background loop (never blocks).
+func (d *Daemon) signal() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run is the background loop: on every wake it applies pending automatic
+// upgrades, then recomposes every agent marked dirty, so that the next
+// Effective finds the prompt ready.
+func (d *Daemon) run(ctx context.Context) {
+	defer close(d.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		}
+		d.applyAutoUpgrades(ctx)
+		for _, pk := range d.live.dirtyAgents() {
+			if _, err := d.compose(ctx, pk); err != nil && ctx.Err() == nil && !errors.Is(err, ErrUnknownAgent) {
+				d.log.Warn("recomposition failed", "agent", pk, "err", err)
+			}
+		}
+		if d.interests.Swap(false) && d.cfg.OnInterestsChange != nil {
+			d.cfg.OnInterestsChange()
+		}
+	}
+}
+
+// changed notes that Interests may have changed and wakes the loop.
+func (d *Daemon) changed() {
+	d.interests.Store(true)
+	d.signal()
+}
+
+// begin checks the daemon is open and locks the registry; the caller
+// defers d.mu.Unlock().
+func (d *Daemon) begin() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+// now is the time for created_at and registry stamps.
+func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// onStored is the store hook (Notifier): it runs on the storing goroutine,
+// so it only marks agents dirty and wakes the loop; it takes no lock that
+// is held while publishing.
+func (d *Daemon) onStored(evt *nostr.Event) {
+	if d.live.mark(evt) {
+		d.signal()
+	}
+}

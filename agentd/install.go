@@ -1,0 +1,170 @@
+package agentd
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+
+	"github.com/agentnode/agentnode/events"
+)
+
+// InstallRequest asks for an agent instantiated from a definition.
+type InstallRequest struct {
+	// Definition: nevent, note, 64-hex id, kind-4199 naddr, or npub:slug
+	// (hex:slug) for the latest version; it must be on the local relay.
+	Definition string `json:"definition"`
+	// Owner: npub, nprofile or hex. Named in the agent's kind 0; the owner
+	// confirms with their own kind 14199 (`agentnode claim add`).
+	Owner string `json:"owner"`
+	// Name defaults to the definition's title.
+	Name string `json:"name,omitempty"`
+	// AutoUpgrade opts the agent into automatic upgrades.
+	AutoUpgrade bool `json:"auto_upgrade,omitempty"`
+}
+
+// Installed is the outcome of Install.
+type Installed struct {
+	Agent   Agent        `json:"agent"`
+	Npub    string       `json:"npub"`
+	Created bool         `json:"created"`           // false: the same install existed
+	Profile *nostr.Event `json:"profile,omitempty"` // the kind 0 published (when created)
+	// ClaimCommand is what the owner runs to confirm the agent (the node
+	// never holds an owner's key): "agentnode claim add <agent npub>".
+	ClaimCommand string `json:"claim_command"`
+}
+
+// Install instantiates an agent: a new keypair in the keystore, a registry
+// entry and the agent's kind 0 (["bot"], ["e", <definition>], ["p",
+// <owner>], {"name": ...}) signed by the agent and published to the store.
+// It is idempotent by (definition id, owner, name): the same request again
+// returns the existing agent (Created false). Several agents may run one
+// definition under different names or owners.
+func (d *Daemon) Install(ctx context.Context, req InstallRequest) (Installed, error) {
+	ref, owner, err := parseInstall(req)
+	if err != nil {
+		return Installed{}, err
+	}
+	def, err := d.resolveDefinition(ctx, ref)
+	if err != nil {
+		return Installed{}, err
+	}
+	name := cmp.Or(strings.TrimSpace(req.Name), def.Title)
+	if err := d.begin(); err != nil {
+		return Installed{}, err
+	}
+	defer d.mu.Unlock()
+	if a, ok := d.reg.find(def.ID, owner, name); ok {
+		return installed(a, false, nil), nil
+	}
+	a, profile, err := d.create(ctx, def, owner, name, req.AutoUpgrade)
+	if err != nil {
+		return Installed{}, err
+	}
+	d.live.set(a)
+	if a.AutoUpgrade {
+		d.live.queueUpgrade(a.PubKey)
+	}
+	d.changed()
+	d.log.Info("agent installed", "agent", a.PubKey, "name", a.Name, "definition", a.DefinitionID, "owner", a.Owner)
+	return installed(a, true, profile), nil
+}
+
+// parseInstall checks the request's references.
+func parseInstall(req InstallRequest) (DefinitionRef, string, error) {
+	ref, err := ParseDefinitionRef(req.Definition)
+	if err != nil {
+		return DefinitionRef{}, "", err
+	}
+	if strings.TrimSpace(req.Owner) == "" {
+		return DefinitionRef{}, "", fmt.Errorf("%w: owner is required (npub or hex)", ErrBadRequest)
+	}
+	owner, err := events.ParsePubKey(req.Owner)
+	if err != nil {
+		return DefinitionRef{}, "", fmt.Errorf("%w: owner: %v", ErrBadRequest, err)
+	}
+	return ref, owner, nil
+}
+
+// create makes the key, publishes the profile and saves the registry,
+// deleting the key again if either fails. The caller holds d.mu.
+func (d *Daemon) create(ctx context.Context, def *events.Definition, owner, name string, auto bool) (Agent, *nostr.Event, error) {
+	pk, err := d.keys.Create()
+	if err != nil {
+		return Agent{}, nil, err
+	}
+	a := Agent{PubKey: pk, Name: name, Owner: owner, DefinitionID: def.ID, DefinitionKey: def.Key(),
+		InstalledFrom: def.ID, Nudges: []string{}, InstalledAt: now(), AutoUpgrade: auto}
+	profile, err := d.publishProfile(ctx, a)
+	if err == nil {
+		err = d.reg.put(a)
+	}
+	if err != nil {
+		return Agent{}, nil, errors.Join(err, d.keys.Delete(pk))
+	}
+	return a, profile, nil
+}
+
+// publishProfile signs and publishes a's kind 0, stamped after any
+// profile the store already holds for it.
+func (d *Daemon) publishProfile(ctx context.Context, a Agent) (*nostr.Event, error) {
+	p := events.Profile{Bot: true, DefinitionID: a.DefinitionID, Owner: a.Owner, Name: a.Name}
+	tmpl := p.Template()
+	at, err := d.nextProfileTime(ctx, a.PubKey)
+	if err != nil {
+		return nil, err
+	}
+	tmpl.CreatedAt = at
+	return d.signAndPublish(ctx, a.PubKey, tmpl)
+}
+
+// nextProfileTime is now, or one second past the stored profile: of two
+// versions of a replaceable event with the same created_at, the lower id
+// wins, not the newer one.
+func (d *Daemon) nextProfileTime(ctx context.Context, pubkey string) (nostr.Timestamp, error) {
+	evts, err := d.store.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindProfile}, Authors: []string{pubkey}, Limit: 1})
+	if err != nil {
+		return 0, fmt.Errorf("agentd: query profile: %w", err)
+	}
+	ts := nostr.Now()
+	if len(evts) > 0 && evts[0].CreatedAt >= ts {
+		ts = evts[0].CreatedAt + 1
+	}
+	return ts, nil
+}
+
+// signAndPublish signs tmpl with the agent's key, validates and publishes it.
+func (d *Daemon) signAndPublish(ctx context.Context, agent string, tmpl nostr.Event) (*nostr.Event, error) {
+	evt := tmpl
+	if evt.CreatedAt == 0 {
+		evt.CreatedAt = nostr.Now()
+	}
+	if err := d.keys.Sign(agent, &evt); err != nil {
+		return nil, fmt.Errorf("agentd: %w", err)
+	}
+	if err := events.Validate(&evt); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	if err := d.store.Publish(ctx, &evt); err != nil {
+		return nil, fmt.Errorf("%w: kind %d: %v", ErrRefused, evt.Kind, err)
+	}
+	return &evt, nil
+}
+
+func installed(a Agent, created bool, profile *nostr.Event) Installed {
+	n := npubOf(a.PubKey)
+	return Installed{Agent: a, Npub: n, Created: created, Profile: profile, ClaimCommand: "agentnode claim add " + n}
+}
+
+// npubOf encodes a hex pubkey as an npub.
+func npubOf(pk string) string {
+	s, err := nip19.EncodePublicKey(pk)
+	if err != nil {
+		return pk
+	}
+	return s
+}
