@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/peers"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/agentnode/agentnode/relay"
 )
@@ -41,6 +42,8 @@ type ServeConfig struct {
 	TrustAllow   []string // --trust-allow: allowlisted pubkeys
 	TrustFollows bool     // --trust-follows: the owner's follows (one hop)
 	TrustDisable []string // --trust-disable: rules switched off
+	// Peers are relays to sync the agents' events with (docs/PEERS.md).
+	Peers []string
 }
 
 // ServeCommand runs the node until its context ends.
@@ -51,11 +54,22 @@ type ServeCommand struct {
 	daemon *agentd.Daemon
 	server *http.Server
 	ln     net.Listener
+
+	peers       *peers.Syncer // nil without --peer
+	unhookPeers func()
+	peersDone   <-chan struct{}
+	stopPeers   context.CancelFunc
 }
 
 // FlagSet declares serve's flags, bound to c.Config, with environment defaults.
 func (c *ServeCommand) FlagSet() *flag.FlagSet {
-	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]...")
+	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--peer URL]...")
+	c.Config.Peers = nil // defaults from the environment; --peer adds to them
+	for _, p := range strings.Split(c.m.envOr("AGENTNODE_PEERS", ""), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			c.Config.Peers = append(c.Config.Peers, p)
+		}
+	}
 	fs.StringVar(&c.Config.Listen, "listen", c.m.envOr("AGENTNODE_LISTEN", DefaultListen), "address to listen on (env AGENTNODE_LISTEN)")
 	fs.StringVar(&c.Config.DataDir, "data", c.m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
 	fs.StringVar(&c.Config.LogLevel, "log-level", c.m.envOr("AGENTNODE_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTNODE_LOG_LEVEL)")
@@ -63,6 +77,7 @@ func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	fs.StringVar(&c.Config.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts agent keys (NIP-49); else env AGENTNODE_PASSPHRASE")
 	fs.Var((*stringList)(&c.Config.TrustAllow), "trust-allow", "trust lessons by this pubkey (npub or hex), and agents it owns as siblings; repeatable")
 	fs.BoolVar(&c.Config.TrustFollows, "trust-follows", false, "trust pubkeys the agent's owner follows (kind 3, one hop)")
+	fs.Var((*stringList)(&c.Config.Peers), "peer", "a relay (ws:// or wss://) to sync the agents' definitions, lessons, comments, profiles and claims with; repeatable (env AGENTNODE_PEERS, comma-separated)")
 	fs.Var((*stringList)(&c.Config.TrustDisable), "trust-disable", "switch a trust rule off (self, owner, definition-author, sibling, allowlist, follows); repeatable")
 	return fs
 }
@@ -104,6 +119,10 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := c.openPeers(logger); err != nil {
+		c.relay.Close(ctx)
+		return err
+	}
 	if err := c.openDaemon(ctx, logger); err != nil {
 		c.relay.Close(ctx)
 		return err
@@ -125,6 +144,8 @@ func (c *ServeCommand) Addr() string { return c.ln.Addr().String() }
 
 // Serve serves until ctx ends.
 func (c *ServeCommand) Serve(ctx context.Context) error {
+	peerCtx, stop := context.WithCancel(context.Background())
+	c.stopPeers, c.peersDone = stop, c.runPeers(peerCtx)
 	errc := make(chan error, 1)
 	go func() { errc <- c.server.Serve(c.ln) }()
 	select {
@@ -145,6 +166,7 @@ func (c *ServeCommand) Close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
+	c.closePeers(ctx)
 	if c.daemon != nil {
 		errs = append(errs, c.daemon.Close(ctx))
 	}
@@ -152,6 +174,22 @@ func (c *ServeCommand) Close(ctx context.Context) error {
 		errs = append(errs, c.relay.Close(ctx))
 	}
 	return errors.Join(errs...)
+}
+
+// closePeers stops the peer syncer and waits for it (until ctx ends).
+func (c *ServeCommand) closePeers(ctx context.Context) {
+	if c.unhookPeers != nil {
+		c.unhookPeers()
+	}
+	if c.stopPeers == nil {
+		return
+	}
+	c.stopPeers()
+	select {
+	case <-c.peersDone:
+	case <-ctx.Done():
+		slog.Warn("peer sync did not stop in time")
+	}
 }
 
 func (c *ServeCommand) logger() (*slog.Logger, error) {
@@ -178,7 +216,7 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 		return usagef("serve: %v", err)
 	}
 	c.daemon, err = agentd.Open(ctx, agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
-		Trust: trust, Passphrase: pass, Logger: logger})
+		Trust: trust, Passphrase: pass, Logger: logger, OnInterestsChange: c.refreshPeers})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/lessons"
+)
+
+// servedNode is a real `agentnode serve` (relay + daemon, and peer sync
+// when given --peer) on a loopback port.
+type servedNode struct {
+	*ServeCommand
+	stop func()
+}
+
+func startServe(t *testing.T, args ...string) *servedNode {
+	t.Helper()
+	m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+	c := &ServeCommand{m: m}
+	base := []string{"--listen", "127.0.0.1:0", "--data", t.TempDir(), "--log-level", "error"}
+	if err := c.ParseFlags(append(base, args...)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := c.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- c.Serve(ctx) }()
+	n := &servedNode{ServeCommand: c}
+	n.stop = func() {
+		cancel()
+		<-served
+		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer ccancel()
+		if err := c.Close(cctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}
+	t.Cleanup(n.stop)
+	return n
+}
+
+func (n *servedNode) publish(t *testing.T, sk string, tmpl nostr.Event) *nostr.Event {
+	t.Helper()
+	evt := signed(t, sk, tmpl)
+	if err := n.relay.Publish(context.Background(), evt); err != nil {
+		t.Fatalf("publish kind %d: %v", evt.Kind, err)
+	}
+	return evt
+}
+
+// lessonView waits for lesson id in agent's effective behaviour on n.
+func (n *servedNode) lessonView(t *testing.T, agent, id string, wait time.Duration) (lessons.LessonView, bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		eff, err := n.Daemon().Effective(context.Background(), agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range eff.Lessons {
+			if l.ID == id {
+				return l, true
+			}
+		}
+		if time.Now().After(deadline) {
+			return lessons.LessonView{}, false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestServe_PeerLessonReachesEffectivePrompt is issue 3's two-node
+// acceptance: node A follows node B with --peer. A lesson published on B by
+// a verified sibling of A's agent (same definition, same owner, owner link
+// verified both ways) reaches the effective prompt of A's agent; the same
+// lesson text signed by a key whose owner link is not verified does not.
+func TestServe_PeerLessonReachesEffectivePrompt(t *testing.T) {
+	b := startServe(t)
+	a := startServe(t, "--peer", "ws://"+b.Addr())
+	ctx := context.Background()
+
+	authorSK, _ := newKey(t)
+	ownerSK, owner := newKey(t)
+	siblingSK, sibling := newKey(t)
+	strangerSK, _ := newKey(t)
+	def := a.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Reviewer"}, {"role", "reviews code"}}})
+	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags}) // B knows the definition too (not required)
+
+	inst, err := a.Daemon().Install(ctx, agentd.InstallRequest{Definition: def.ID, Owner: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := inst.Agent.PubKey
+	// On B: the sibling's profile names the owner, the owner's claims list both agents.
+	b.publish(t, siblingSK, nostr.Event{Kind: 0, Content: `{"name":"sib"}`, Tags: nostr.Tags{{"bot"}, {"e", def.ID}, {"p", owner}}})
+	b.publish(t, ownerSK, nostr.Event{Kind: 14199, Tags: nostr.Tags{{"p", agent}, {"p", sibling}}})
+	// The stranger claims the owner too, but the owner does not list it.
+	b.publish(t, strangerSK, nostr.Event{Kind: 0, Content: `{"name":"x"}`, Tags: nostr.Tags{{"bot"}, {"e", def.ID}, {"p", owner}}})
+
+	lessonTags := nostr.Tags{{"title", "wrap errors"}, {"category", "go"}, {"e", def.ID}}
+	start := time.Now()
+	good := b.publish(t, siblingSK, nostr.Event{Kind: 4129, Tags: lessonTags, Content: "wrap errors with %w"})
+	bad := b.publish(t, strangerSK, nostr.Event{Kind: 4129, Tags: lessonTags, Content: "wrap errors with %w"})
+
+	view, ok := a.lessonView(t, agent, good.ID, 10*time.Second)
+	if !ok || !view.Applied || view.Rule != string(lessons.RuleSibling) {
+		t.Fatalf("verified sibling's lesson on A: found %v, view %+v", ok, view)
+	}
+	t.Logf("lesson published on B reached A's effective prompt in %s", time.Since(start))
+	if view, ok := a.lessonView(t, agent, bad.ID, 5*time.Second); !ok || view.Applied {
+		t.Fatalf("unverified key's lesson: found %v, view %+v (want listed and refused)", ok, view)
+	} else {
+		t.Logf("refused: %s", view.Reason)
+	}
+	eff, _ := a.Daemon().Effective(ctx, agent)
+	if strings.Contains(eff.Prompt, bad.ID[:12]) {
+		t.Fatal("the unverified lesson reached the prompt")
+	}
+}
