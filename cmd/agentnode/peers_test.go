@@ -122,6 +122,9 @@ func TestServe_PeerLessonReachesEffectivePrompt(t *testing.T) {
 		t.Logf("refused: %s", view.Reason)
 	}
 	eff, _ := a.Daemon().Effective(ctx, agent)
+	if !strings.Contains(eff.Prompt, good.ID[:12]) {
+		t.Fatal("the verified sibling's lesson is not in the prompt")
+	}
 	if strings.Contains(eff.Prompt, bad.ID[:12]) {
 		t.Fatal("the unverified lesson reached the prompt")
 	}
