@@ -17,18 +17,20 @@ func init() {
 	})}
 }
 
-const claimUsage = `claim %s <agent npub|hex>... [--owner-key NSEC] [--relay URL]... [--json]
+const claimUsage = `claim %s <agent npub|hex>... [--owner-key NSEC | --bunker bunker://...] [--relay URL]... [--json]
 
 The owner's latest claims (kind 14199) are fetched from every relay and
 merged: every agent and tag already there is kept, even ones this tool
 does not know. The result is signed with the owner's key (--owner-key or
-env AGENTNODE_OWNER_KEY; never stored) and published to every relay.`
+env AGENTNODE_OWNER_KEY; never stored), or by the owner's NIP-46 remote
+signer (--bunker or env AGENTNODE_OWNER_BUNKER; the key never leaves it),
+and published to every relay.`
 
 // claimArgs is claim add/remove's parsed command line.
 type claimArgs struct {
 	op     string // "add" or "remove"
 	net    netFlags
-	key    *keyFlag
+	owner  ownerFlags
 	json   bool
 	agents []string
 }
@@ -39,7 +41,7 @@ func runClaim(ctx context.Context, m *Main, op string, args []string) error {
 	a := &claimArgs{op: op}
 	fs := m.newFlagSet(cmd, fmt.Sprintf(claimUsage, op))
 	m.addNetFlags(fs, &a.net)
-	a.key = addKeyFlag(fs, "owner-key", "AGENTNODE_OWNER_KEY", "the owner's")
+	addOwnerFlags(fs, &a.owner)
 	fs.BoolVar(&a.json, "json", false, "print the signed event as JSON")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -51,18 +53,19 @@ func runClaim(ctx context.Context, m *Main, op string, args []string) error {
 	if a.agents, err = pubkeyArgs(cmd, pos); err != nil {
 		return err
 	}
-	sk, err := a.key.secret(m, cmd)
+	signer, err := a.owner.signer(ctx, m, cmd, &a.net)
 	if err != nil {
 		return err
 	}
-	return m.updateClaims(ctx, cmd, a, sk)
+	defer signer.close()
+	return m.updateClaims(ctx, cmd, a, signer)
 }
 
 // updateClaims fetches, merges, signs and publishes the owner's claims.
 // When the merge changes nothing, nothing is published and the stored
 // claims are shown.
-func (m *Main) updateClaims(ctx context.Context, cmd string, a *claimArgs, sk string) error {
-	owner, err := nostr.GetPublicKey(sk)
+func (m *Main) updateClaims(ctx context.Context, cmd string, a *claimArgs, signer ownerSigner) error {
+	owner, err := signer.pubkey(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
@@ -82,7 +85,7 @@ func (m *Main) updateClaims(ctx context.Context, cmd string, a *claimArgs, sk st
 	}
 	tmpl := next.Template()
 	tmpl.CreatedAt = nextTimestamp(latest)
-	evt, err := sign(cmd, tmpl, sk)
+	evt, err := signer.sign(ctx, cmd, tmpl)
 	if err != nil {
 		return err
 	}

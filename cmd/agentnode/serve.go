@@ -44,6 +44,9 @@ type ServeConfig struct {
 	TrustDisable []string // --trust-disable: rules switched off
 	// Peers are relays to sync the agents' events with (docs/PEERS.md).
 	Peers []string
+	// ConfigFile is --config: JSON with a "trust" section that the --trust-*
+	// flags add to or override (serve_config.go).
+	ConfigFile string
 }
 
 // ServeCommand runs the node until its context ends.
@@ -59,11 +62,15 @@ type ServeCommand struct {
 	unhookPeers func()
 	peersDone   <-chan struct{}
 	stopPeers   context.CancelFunc
+
+	asm *serveState // the Agent State Model runtime and replicators (serve_state.go)
+
+	file *serveFile // --config as read by ParseFlags (serve_config.go)
 }
 
 // FlagSet declares serve's flags, bound to c.Config, with environment defaults.
 func (c *ServeCommand) FlagSet() *flag.FlagSet {
-	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--peer URL]...")
+	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--config FILE] [--peer URL]...")
 	c.Config.Peers = nil // defaults from the environment; --peer adds to them
 	for _, p := range strings.Split(c.m.envOr("AGENTNODE_PEERS", ""), ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -78,6 +85,7 @@ func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	fs.Var((*stringList)(&c.Config.TrustAllow), "trust-allow", "trust lessons by this pubkey (npub or hex), and agents it owns as siblings; repeatable")
 	fs.BoolVar(&c.Config.TrustFollows, "trust-follows", false, "trust pubkeys the agent's owner follows (kind 3, one hop)")
 	fs.Var((*stringList)(&c.Config.Peers), "peer", "a relay (ws:// or wss://) to sync the agents' definitions, lessons, comments, profiles and claims with; repeatable (env AGENTNODE_PEERS, comma-separated)")
+	fs.StringVar(&c.Config.ConfigFile, "config", c.m.envOr("AGENTNODE_CONFIG", ""), "JSON config file with a \"trust\" section (env AGENTNODE_CONFIG); the --trust-* flags add to it or override it")
 	fs.Var((*stringList)(&c.Config.TrustDisable), "trust-disable", "switch a trust rule off (self, owner, definition-author, sibling, allowlist, follows); repeatable")
 	return fs
 }
@@ -91,7 +99,7 @@ func (c *ServeCommand) ParseFlags(args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("serve: unexpected argument %q", fs.Arg(0))
 	}
-	return nil
+	return c.readConfigFile(fs)
 }
 
 func runServe(ctx context.Context, m *Main, args []string) error {
@@ -123,12 +131,18 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		c.relay.Close(ctx)
 		return err
 	}
+	if err := c.openState(ctx, logger); err != nil { // before the daemon, whose agent changes it follows
+		c.relay.Close(ctx)
+		return err
+	}
 	if err := c.openDaemon(ctx, logger); err != nil {
+		c.closeState(ctx)
 		c.relay.Close(ctx)
 		return err
 	}
 	c.ln, err = net.Listen("tcp", c.Config.Listen)
 	if err != nil {
+		c.closeState(ctx)
 		c.daemon.Close(ctx)
 		c.relay.Close(ctx)
 		return fmt.Errorf("listen on %s: %w", c.Config.Listen, err)
@@ -146,6 +160,7 @@ func (c *ServeCommand) Addr() string { return c.ln.Addr().String() }
 func (c *ServeCommand) Serve(ctx context.Context) error {
 	peerCtx, stop := context.WithCancel(context.Background())
 	c.stopPeers, c.peersDone = stop, c.runPeers(peerCtx)
+	c.startState()
 	errc := make(chan error, 1)
 	go func() { errc <- c.server.Serve(c.ln) }()
 	select {
@@ -167,6 +182,7 @@ func (c *ServeCommand) Close(ctx context.Context) error {
 		}
 	}
 	c.closePeers(ctx)
+	errs = append(errs, c.closeState(ctx))
 	if c.daemon != nil {
 		errs = append(errs, c.daemon.Close(ctx))
 	}
@@ -211,7 +227,7 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 	if err != nil {
 		return err
 	}
-	trust := lessons.Config{Allowlist: c.Config.TrustAllow, Disable: c.Config.TrustDisable, FollowHop: c.Config.TrustFollows}
+	trust := c.trustConfig() // --config's trust section and the --trust-* flags
 	if _, err := lessons.NewPolicy(trust); err != nil {
 		return usagef("serve: %v", err)
 	}

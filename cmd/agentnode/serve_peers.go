@@ -42,6 +42,7 @@ func (c *ServeCommand) openPeers(logger *slog.Logger) error {
 
 // refreshPeers tells the syncer that the agents' interests changed.
 func (c *ServeCommand) refreshPeers() {
+	c.refreshState() // and the state replicators: an agent installed or removed
 	if c.peers != nil {
 		c.peers.Refresh()
 	}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/agentnode/agentnode/lessons"
+)
+
+// serveFile is serve's --config file (JSON), as read by ParseFlags:
+//
+//	{"trust": {"enable": [...], "disable": [...], "allowlist": [...], "follow_hop": false}}
+//
+// Every key is optional; an unknown key, at any level, is refused.
+type serveFile struct {
+	Trust lessons.Config `json:"trust"`
+
+	// followsFlag: --trust-follows was given (either value), overriding
+	// what the file says about the follows rule.
+	followsFlag bool
+}
+
+// serveFileKeys are the keys a --config file may hold, per section.
+var serveFileKeys = map[string][]string{
+	"":      {"trust"},
+	"trust": {"enable", "disable", "allowlist", "follow_hop"},
+}
+
+// readConfigFile reads --config (or AGENTNODE_CONFIG) after the flags
+// were parsed; without one, the flags alone set the policy.
+func (c *ServeCommand) readConfigFile(fs *flag.FlagSet) error {
+	f := &serveFile{}
+	fs.Visit(func(fl *flag.Flag) { f.followsFlag = f.followsFlag || fl.Name == "trust-follows" })
+	if c.Config.ConfigFile != "" {
+		b, err := os.ReadFile(c.Config.ConfigFile)
+		if err != nil {
+			return usagef("serve: --config: %v", err)
+		}
+		if err := parseServeFile(b, f); err != nil {
+			return usagef("serve: --config %s: %v", c.Config.ConfigFile, err)
+		}
+	}
+	c.file = f
+	return nil
+}
+
+// parseServeFile decodes b into f, refusing unknown keys by name and
+// checking the trust section on its own.
+func parseServeFile(b []byte, f *serveFile) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	if err := checkKeys("", top); err != nil {
+		return err
+	}
+	raw, ok := top["trust"]
+	if !ok {
+		return nil
+	}
+	var trust map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &trust); err != nil {
+		return fmt.Errorf(`"trust" must be an object: %v`, err)
+	}
+	if err := checkKeys("trust", trust); err != nil {
+		return err
+	}
+	for key, dst := range map[string]any{"enable": &f.Trust.Enable, "disable": &f.Trust.Disable,
+		"allowlist": &f.Trust.Allowlist, "follow_hop": &f.Trust.FollowHop} {
+		v, ok := trust[key]
+		if !ok {
+			continue
+		}
+		if err := json.NewDecoder(bytes.NewReader(v)).Decode(dst); err != nil {
+			want := "a list of strings"
+			if key == "follow_hop" {
+				want = "true or false"
+			}
+			return fmt.Errorf(`"trust.%s" must be %s`, key, want)
+		}
+	}
+	if _, err := lessons.NewPolicy(f.Trust); err != nil {
+		return fmt.Errorf("trust: %v", err)
+	}
+	return nil
+}
+
+// checkKeys refuses a key not in serveFileKeys[section], naming it.
+func checkKeys(section string, obj map[string]json.RawMessage) error {
+	known := serveFileKeys[section]
+	var unknown []string
+	for k := range obj {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	where, prefix := "at the top level", ""
+	if section != "" {
+		where, prefix = "in "+`"`+section+`"`, section+"."
+	}
+	return fmt.Errorf("unknown key %q %s (known: %s)", prefix+unknown[0], where, strings.Join(known, ", "))
+}
+
+// trustConfig is the lesson trust policy the daemon runs: the --config
+// file's trust section, then the flags: --trust-allow adds to its
+// allowlist, --trust-disable to its disable list, and --trust-follows
+// (either value) replaces whatever the file says about the follows rule.
+func (c *ServeCommand) trustConfig() lessons.Config {
+	var file lessons.Config
+	followsFlag := c.Config.TrustFollows
+	if c.file != nil {
+		file, followsFlag = c.file.Trust, c.file.followsFlag || c.Config.TrustFollows
+	}
+	cfg := lessons.Config{
+		Enable:    slices.Clone(file.Enable),
+		Disable:   append(slices.Clone(file.Disable), c.Config.TrustDisable...),
+		Allowlist: append(slices.Clone(file.Allowlist), c.Config.TrustAllow...),
+		FollowHop: file.FollowHop,
+	}
+	if followsFlag {
+		isFollows := func(r string) bool { return strings.TrimSpace(r) == string(lessons.RuleFollows) }
+		cfg.Enable = slices.DeleteFunc(cfg.Enable, isFollows)
+		cfg.Disable = append(slices.DeleteFunc(slices.Clone(file.Disable), isFollows), c.Config.TrustDisable...)
+		cfg.FollowHop = c.Config.TrustFollows
+	}
+	return cfg
+}

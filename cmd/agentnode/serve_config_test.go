@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentnode/agentnode/lessons"
+)
+
+func writeServeConfig(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "agentnode.json")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// parseServe parses serve's command line with env as the environment.
+func parseServe(env map[string]string, args ...string) (*ServeCommand, error) {
+	c := &ServeCommand{m: &Main{Stdout: io.Discard, Stderr: &bytes.Buffer{}, Getenv: func(k string) string { return env[k] }}}
+	return c, c.ParseFlags(args)
+}
+
+// TestServe_configFileReachesPolicy runs the real serve command with
+// --config and checks the daemon's policy.
+func TestServe_configFileReachesPolicy(t *testing.T) {
+	_, fileAllowed := newKey(t)
+	_, flagAllowed := newKey(t)
+	cfgPath := writeServeConfig(t, `{"trust": {"enable": ["follows"], "disable": ["sibling"], "allowlist": ["`+npub(fileAllowed)+`"]}}`)
+	dir := t.TempDir()
+	c, err := parseServe(map[string]string{"AGENTNODE_CONFIG": cfgPath},
+		"--listen", "127.0.0.1:0", "--data", dir, "--log-level", "error", "--trust-allow", flagAllowed, "--trust-disable", "definition-author")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := c.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- c.Serve(ctx) }()
+	defer func() {
+		cancel()
+		<-served
+		cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer ccancel()
+		if err := c.Close(cctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}()
+	p := c.Daemon().Policy()
+	for rule, want := range map[lessons.Rule]bool{
+		lessons.RuleFollows: true, lessons.RuleSibling: false, lessons.RuleDefinitionAuthor: false,
+		lessons.RuleSelf: true, lessons.RuleOwner: true, lessons.RuleAllowlist: true,
+	} {
+		if p.Enabled(rule) != want {
+			t.Errorf("rule %s enabled = %v, want %v (policy %s)", rule, !want, want, p)
+		}
+	}
+	if !p.Allowlisted(fileAllowed) || !p.Allowlisted(flagAllowed) {
+		t.Errorf("allowlist: file %v, flag %v; want both", p.Allowlisted(fileAllowed), p.Allowlisted(flagAllowed))
+	}
+}
+
+func TestServeConfig_precedence(t *testing.T) {
+	followsOn := writeServeConfig(t, `{"trust": {"follow_hop": true, "enable": ["follows"]}}`)
+	followsOff := writeServeConfig(t, `{"trust": {"disable": ["follows"]}}`)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want bool
+	}{
+		{"file on", []string{"--config", followsOn}, true},
+		{"flag false overrides file", []string{"--config", followsOn, "--trust-follows=false"}, false},
+		{"flag true overrides file disable", []string{"--config", followsOff, "--trust-follows"}, true},
+		{"file off", []string{"--config", followsOff}, false},
+		{"flag disable wins over flag follows", []string{"--config", followsOn, "--trust-follows", "--trust-disable", "follows"}, false},
+		{"no file", []string{"--trust-follows"}, true},
+	} {
+		c, err := parseServe(nil, tc.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		p, err := lessons.NewPolicy(c.trustConfig())
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if p.Enabled(lessons.RuleFollows) != tc.want {
+			t.Errorf("%s: follows = %v, want %v", tc.name, !tc.want, tc.want)
+		}
+	}
+}
+
+func TestServeConfig_refusesBadFiles(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"trust": {"folow_hop": true}}`, `unknown key "trust.folow_hop"`},
+		{`{"trsut": {}}`, `unknown key "trsut"`},
+		{`{"trust": {"enable": "follows"}}`, `"trust.enable" must be a list of strings`},
+		{`{"trust": {"follow_hop": "yes"}}`, `"trust.follow_hop" must be true or false`},
+		{`{"trust": {"disable": ["nobody"]}}`, `unknown trust rule`},
+		{`{"trust": {"allowlist": ["npub1nope"]}}`, `allowlist`},
+		{`[1, 2]`, `not a JSON object`},
+	} {
+		p := writeServeConfig(t, tc.body)
+		_, err := parseServe(nil, "--config", p)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) || exitCodeOf(err) != 2 {
+			t.Errorf("%s: err = %v, want a usage error naming the file and containing %q", tc.body, err, tc.want)
+		}
+	}
+	if _, err := parseServe(nil, "--config", filepath.Join(t.TempDir(), "missing.json")); err == nil {
+		t.Error("a missing --config file was accepted")
+	}
+}
