@@ -57,8 +57,10 @@ func (n *servedNode) publish(t *testing.T, sk string, tmpl nostr.Event) *nostr.E
 	return evt
 }
 
-// lessonView waits for lesson id in agent's effective behaviour on n.
-func (n *servedNode) lessonView(t *testing.T, agent, id string, wait time.Duration) (lessons.LessonView, bool) {
+// lessonView waits until lesson id is in agent's effective behaviour on n
+// and done holds for it (events reach a peer in any order: a lesson may be
+// listed, refused, before the claims that admit it arrive).
+func (n *servedNode) lessonView(t *testing.T, agent, id string, wait time.Duration, done func(lessons.LessonView) bool) (lessons.LessonView, bool) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
@@ -66,13 +68,18 @@ func (n *servedNode) lessonView(t *testing.T, agent, id string, wait time.Durati
 		if err != nil {
 			t.Fatal(err)
 		}
+		var last lessons.LessonView
+		found := false
 		for _, l := range eff.Lessons {
 			if l.ID == id {
-				return l, true
+				last, found = l, true
 			}
 		}
+		if found && done(last) {
+			return last, true
+		}
 		if time.Now().After(deadline) {
-			return lessons.LessonView{}, false
+			return last, found
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -111,12 +118,15 @@ func TestServe_PeerLessonReachesEffectivePrompt(t *testing.T) {
 	good := b.publish(t, siblingSK, nostr.Event{Kind: 4129, Tags: lessonTags, Content: "wrap errors with %w"})
 	bad := b.publish(t, strangerSK, nostr.Event{Kind: 4129, Tags: lessonTags, Content: "wrap errors with %w"})
 
-	view, ok := a.lessonView(t, agent, good.ID, 10*time.Second)
+	applied := func(l lessons.LessonView) bool { return l.Applied }
+	view, ok := a.lessonView(t, agent, good.ID, 10*time.Second, applied)
 	if !ok || !view.Applied || view.Rule != string(lessons.RuleSibling) {
 		t.Fatalf("verified sibling's lesson on A: found %v, view %+v", ok, view)
 	}
 	t.Logf("lesson published on B reached A's effective prompt in %s", time.Since(start))
-	if view, ok := a.lessonView(t, agent, bad.ID, 5*time.Second); !ok || view.Applied {
+	// The claims that admitted the sibling are in: the stranger's refusal is final.
+	listed := func(lessons.LessonView) bool { return true }
+	if view, ok := a.lessonView(t, agent, bad.ID, 5*time.Second, listed); !ok || view.Applied {
 		t.Fatalf("unverified key's lesson: found %v, view %+v (want listed and refused)", ok, view)
 	} else {
 		t.Logf("refused: %s", view.Reason)
