@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/blugelabs/bluge"
@@ -48,22 +50,13 @@ func SearchText(evt *nostr.Event) string {
 	}
 	var b strings.Builder
 	for _, tag := range evt.Tags {
-		if len(tag) >= 2 && contains(names, tag[0]) {
+		if len(tag) >= 2 && slices.Contains(names, tag[0]) {
 			b.WriteString(tag[1])
 			b.WriteByte('\n')
 		}
 	}
 	b.WriteString(evt.Content)
 	return b.String()
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // searchIndex is the NIP-50 full-text index (bluge). It holds ids and
@@ -81,6 +74,10 @@ type searchIndex struct {
 	log     *slog.Logger
 	reqs    chan indexRequest
 	stopped chan struct{}
+	// unflushed counts writes queued but not yet committed; a search with
+	// nothing unflushed skips the flush (an empty batch still costs a
+	// bluge commit).
+	unflushed atomic.Int64
 }
 
 // indexRequest is one queued write (doc or del) or a flush (done only).
@@ -121,17 +118,22 @@ func (x *searchIndex) run() {
 	defer close(x.stopped)
 	for first := range x.reqs {
 		pending := x.gather(first)
-		batch := bluge.NewBatch()
+		batch, writes := bluge.NewBatch(), int64(0)
 		for _, r := range pending {
 			if r.doc != nil {
 				batch.Update(r.doc.ID(), r.doc)
+				writes++
 			} else if r.del != "" {
 				batch.Delete(bluge.Identifier(r.del))
+				writes++
 			}
 		}
-		err := x.writer.Batch(batch)
-		if err != nil {
-			x.log.Error("search index write failed", "err", err)
+		var err error
+		if writes > 0 {
+			if err = x.writer.Batch(batch); err != nil {
+				x.log.Error("search index write failed", "err", err)
+			}
+			x.unflushed.Add(-writes)
 		}
 		for _, r := range pending {
 			if r.done != nil {
@@ -184,18 +186,23 @@ func (x *searchIndex) index(evt *nostr.Event) {
 	doc.AddField(bluge.NewKeywordField(fieldKind, strconv.Itoa(evt.Kind)))
 	doc.AddField(bluge.NewKeywordField(fieldPubKey, evt.PubKey))
 	doc.AddField(bluge.NewNumericField(fieldCreated, float64(evt.CreatedAt)))
+	x.unflushed.Add(1)
 	x.reqs <- indexRequest{doc: doc}
 }
 
 // remove queues evt's removal (a no-op when it was never indexed).
 func (x *searchIndex) remove(evt *nostr.Event) {
 	if _, ok := searchableTags[evt.Kind]; ok {
+		x.unflushed.Add(1)
 		x.reqs <- indexRequest{del: evt.ID}
 	}
 }
 
 // flush waits until every write queued before it is committed.
 func (x *searchIndex) flush(ctx context.Context) error {
+	if x.unflushed.Load() == 0 {
+		return nil
+	}
 	done := make(chan error, 1)
 	x.reqs <- indexRequest{done: done}
 	select {
