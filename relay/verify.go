@@ -65,19 +65,35 @@ func VerifyAgent(ctx context.Context, q Querier, agent string) (Verification, er
 
 // OwnerAgents lists every agent linked to owner in either direction (named
 // in the owner's 14199, or naming the owner in its kind 0), each verified.
+// It reads the owner's claims once and every agent's profile in one query.
 func OwnerAgents(ctx context.Context, q Querier, owner string) ([]Verification, error) {
-	agents, err := ownerAgentKeys(ctx, q, owner)
+	claimsEvt, err := latest(ctx, q, nostr.Filter{Kinds: []int{events.KindOwnerClaims}, Authors: []string{owner}})
+	if err != nil {
+		return nil, err
+	}
+	var claims *events.OwnerClaims
+	if claimsEvt != nil {
+		claims, _ = events.ParseOwnerClaims(claimsEvt)
+	}
+	agents, err := ownerAgentKeys(ctx, q, owner, claims)
+	if err != nil || len(agents) == 0 {
+		return nil, err
+	}
+	profiles, err := latestProfiles(ctx, q, agents)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Verification, 0, len(agents))
 	for _, agent := range agents {
-		v, err := VerifyAgent(ctx, q, agent)
-		if err != nil {
-			return nil, err
+		profEvt := profiles[agent]
+		var prof *events.Profile
+		if profEvt != nil {
+			prof, _ = events.ParseProfile(profEvt)
 		}
-		if v.Owner == "" || v.Owner != owner {
-			v.Ownership = events.Ownership{Agent: agent, Owner: owner, OwnerClaimsAgent: true,
+		v := Verification{Ownership: events.CheckOwnership(agent, prof, claims),
+			Events: VerificationEvents{Profile: profEvt, Claims: claimsEvt}}
+		if v.Owner != owner {
+			v.Ownership = events.Ownership{Agent: agent, Owner: owner, OwnerClaimsAgent: claims.Lists(agent),
 				Reason: "the agent's profile does not name this owner"}
 		}
 		out = append(out, v)
@@ -85,7 +101,9 @@ func OwnerAgents(ctx context.Context, q Querier, owner string) ([]Verification, 
 	return out, nil
 }
 
-func ownerAgentKeys(ctx context.Context, q Querier, owner string) ([]string, error) {
+// ownerAgentKeys is every agent the owner's claims list, then every agent
+// whose kind 0 names the owner, once each.
+func ownerAgentKeys(ctx context.Context, q Querier, owner string, claims *events.OwnerClaims) ([]string, error) {
 	seen := map[string]bool{}
 	var keys []string
 	add := func(k string) {
@@ -94,13 +112,9 @@ func ownerAgentKeys(ctx context.Context, q Querier, owner string) ([]string, err
 			keys = append(keys, k)
 		}
 	}
-	claimsEvt, err := latest(ctx, q, nostr.Filter{Kinds: []int{events.KindOwnerClaims}, Authors: []string{owner}})
-	if err != nil {
-		return nil, err
-	}
-	if claimsEvt != nil {
-		for _, tag := range claimsEvt.Tags.GetAll([]string{"p"}) {
-			add(tag[1])
+	if claims != nil {
+		for _, a := range claims.Agents {
+			add(a)
 		}
 	}
 	profiles, err := q.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindProfile}, Tags: nostr.TagMap{"p": {owner}}, Limit: 500})
@@ -113,6 +127,21 @@ func ownerAgentKeys(ctx context.Context, q Querier, owner string) ([]string, err
 	return keys, nil
 }
 
+// latestProfiles returns the newest kind 0 of each agent (absent: none).
+func latestProfiles(ctx context.Context, q Querier, agents []string) (map[string]*nostr.Event, error) {
+	evts, err := q.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindProfile}, Authors: agents, Limit: 10 * len(agents)})
+	if err != nil {
+		return nil, fmt.Errorf("query profiles: %w", err)
+	}
+	out := make(map[string]*nostr.Event, len(agents))
+	for _, e := range evts {
+		if best := out[e.PubKey]; best == nil || newer(e, best) {
+			out[e.PubKey] = e
+		}
+	}
+	return out, nil
+}
+
 // latest returns the newest event matching filter, or nil.
 func latest(ctx context.Context, q Querier, filter nostr.Filter) (*nostr.Event, error) {
 	filter.Limit = 10 // remote relays may hold several versions of a replaceable event
@@ -122,9 +151,15 @@ func latest(ctx context.Context, q Querier, filter nostr.Filter) (*nostr.Event, 
 	}
 	var best *nostr.Event
 	for _, e := range evts {
-		if best == nil || e.CreatedAt > best.CreatedAt || (e.CreatedAt == best.CreatedAt && e.ID < best.ID) {
+		if best == nil || newer(e, best) {
 			best = e
 		}
 	}
 	return best, nil
+}
+
+// newer orders versions of a replaceable event as NIP-01 does: later
+// created_at wins, then the lower id.
+func newer(a, b *nostr.Event) bool {
+	return a.CreatedAt > b.CreatedAt || (a.CreatedAt == b.CreatedAt && a.ID < b.ID)
 }
