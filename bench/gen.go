@@ -14,13 +14,15 @@ import (
 	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/events"
 )
 
 // Event kinds the benchmark generates (NIP-AE and NIP-22).
 const (
-	kindComment    = 1111
-	kindLesson     = 4129
-	kindDefinition = 4199
+	kindComment    = events.KindComment
+	kindLesson     = events.KindLesson
+	kindDefinition = events.KindDefinition
 )
 
 // vocabulary is what definitions, lessons and comments are written in;

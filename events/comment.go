@@ -96,8 +96,11 @@ func ParseComment(evt *nostr.Event) (*Comment, error) {
 	if err := checkKind(evt, KindComment); err != nil {
 		return nil, err
 	}
-	if err := checkCommentRefs(evt); err != nil {
-		return nil, err
+	// checkKind's Validate already ran checkCommentRefs on lesson comments.
+	if !IsLessonComment(evt) {
+		if err := checkCommentRefs(evt); err != nil {
+			return nil, err
+		}
 	}
 	c := &Comment{ID: evt.ID, PubKey: evt.PubKey, CreatedAt: evt.CreatedAt, Content: evt.Content}
 	c.RootKind, _ = kindOf(evt.Tags, "K")

@@ -150,8 +150,9 @@ func LatestDefinitions(defs []*Definition) []*Definition {
 		if d == nil {
 			continue
 		}
-		if cur, ok := best[d.Key()]; !ok || newerDefinition(d, cur) {
-			best[d.Key()] = d
+		k := d.Key()
+		if cur, ok := best[k]; !ok || newerDefinition(d, cur) {
+			best[k] = d
 		}
 	}
 	out := make([]*Definition, 0, len(best))

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -219,20 +220,7 @@ func (b *bunkerSigner) sign(ctx context.Context, cmd string, tmpl nostr.Event) (
 }
 
 func tagsEqual(a, b nostr.Tags) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if len(a[i]) != len(b[i]) {
-			return false
-		}
-		for j := range a[i] {
-			if a[i][j] != b[i][j] {
-				return false
-			}
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y nostr.Tag) bool { return slices.Equal(x, y) })
 }
 
 func (b *bunkerSigner) close() { b.rpc.close() }

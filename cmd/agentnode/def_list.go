@@ -151,22 +151,10 @@ func latestOf(ctx context.Context, s *session, matches []*events.Definition, sea
 }
 
 func (m *Main) printDefinitions(defs []*events.Definition, asJSON bool) error {
-	if asJSON {
-		views := make([]definitionView, 0, len(defs))
-		for _, d := range defs {
-			views = append(views, viewDefinition(d))
-		}
-		return writeJSON(m.Stdout, views)
-	}
-	if len(defs) == 0 {
-		fmt.Fprintln(m.Stdout, "no definitions found")
-		return nil
-	}
-	t := newTable(m.Stdout)
-	fmt.Fprintln(t, "TITLE\tVER\tSLUG\tAUTHOR\tTOOLS\tCREATED\tID")
-	for _, d := range defs {
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(d.Title, 40), d.Version, orDash(d.Slug),
-			shortNpub(d.PubKey), orDash(oneLine(strings.Join(d.Tools, ","), 30)), date(d.CreatedAt), d.ID)
-	}
-	return t.Flush()
+	return printList(m.Stdout, defs, asJSON, viewDefinition, "no definitions found",
+		"TITLE\tVER\tSLUG\tAUTHOR\tTOOLS\tCREATED\tID",
+		func(d *events.Definition) string {
+			return strings.Join([]string{oneLine(d.Title, 40), d.Version, orDash(d.Slug), shortNpub(d.PubKey),
+				orDash(oneLine(strings.Join(d.Tools, ","), 30)), date(d.CreatedAt), d.ID}, "\t")
+		})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -127,21 +128,9 @@ func (f *lessonListFlags) find(ctx context.Context, s *session, filter nostr.Fil
 }
 
 func (m *Main) printLessons(lessons []*events.Lesson, asJSON bool) error {
-	if asJSON {
-		views := make([]lessonView, 0, len(lessons))
-		for _, l := range lessons {
-			views = append(views, viewLesson(l))
-		}
-		return writeJSON(m.Stdout, views)
-	}
-	if len(lessons) == 0 {
-		fmt.Fprintln(m.Stdout, "no lessons found")
-		return nil
-	}
-	t := newTable(m.Stdout)
-	fmt.Fprintln(t, "TITLE\tCATEGORY\tAUTHOR\tCREATED\tID")
-	for _, l := range lessons {
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", oneLine(l.Title, 50), orDash(l.Category), shortNpub(l.PubKey), date(l.CreatedAt), l.ID)
-	}
-	return t.Flush()
+	return printList(m.Stdout, lessons, asJSON, viewLesson, "no lessons found",
+		"TITLE\tCATEGORY\tAUTHOR\tCREATED\tID",
+		func(l *events.Lesson) string {
+			return strings.Join([]string{oneLine(l.Title, 50), orDash(l.Category), shortNpub(l.PubKey), date(l.CreatedAt), l.ID}, "\t")
+		})
 }

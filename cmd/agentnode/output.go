@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -22,6 +23,28 @@ func writeJSON(w io.Writer, v any) error {
 // newTable returns a tab-separated writer that aligns columns; Flush it.
 func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+}
+
+// printList prints items as a JSON array of their views, or as a table
+// with header and one row per item (tab-separated), or as none when empty.
+func printList[T, V any](w io.Writer, items []T, asJSON bool, view func(T) V, none, header string, row func(T) string) error {
+	if asJSON {
+		views := make([]V, 0, len(items))
+		for _, it := range items {
+			views = append(views, view(it))
+		}
+		return writeJSON(w, views)
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(w, none)
+		return nil
+	}
+	t := newTable(w)
+	fmt.Fprintln(t, header)
+	for _, it := range items {
+		fmt.Fprintln(t, row(it))
+	}
+	return t.Flush()
 }
 
 // pointer is the NIP-19 code people should share for evt: an naddr for
