@@ -33,8 +33,8 @@ func ReadToken(dataDir string) (string, error) {
 // when there is none.
 func loadOrCreateToken(path string) (string, error) {
 	b, err := os.ReadFile(path)
-	if err == nil && len(strings.TrimSpace(string(b))) >= 32 {
-		return strings.TrimSpace(string(b)), nil
+	if tok := strings.TrimSpace(string(b)); err == nil && len(tok) >= 32 {
+		return tok, nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("agentd: read API token: %w", err)

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/agentnode/agentnode/agentd/internal/atomicfile"
 )
 
 // WatermarksFile is the file FileWatermarks keeps in the data directory.
@@ -73,7 +75,7 @@ func (w *FileWatermarks) Save(ctx context.Context, peer string, m Marks) error {
 	w.peers[peer] = m.Clone()
 	data, err := json.MarshalIndent(watermarksDoc{Version: 1, Peers: w.peers}, "", "  ")
 	if err == nil {
-		err = writeFileAtomic(w.path, data)
+		err = atomicfile.Write(w.path, data, 0o600)
 	}
 	if err != nil {
 		if had {
@@ -84,38 +86,4 @@ func (w *FileWatermarks) Save(ctx context.Context, peer string, m Marks) error {
 		return fmt.Errorf("peers: watermarks: %w", err)
 	}
 	return nil
-}
-
-// writeFileAtomic replaces path with data, durably.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".peers-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
