@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -273,28 +272,14 @@ func (d *claimsDirectory) Agents(ctx context.Context, owner string) ([]string, e
 	if ok && time.Since(e.at) < directoryTTL {
 		return e.agents, nil
 	}
-	evts, err := d.q.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindOwnerClaims}, Authors: []string{owner}, Limit: 10})
+	linked, err := relay.OwnerAgents(ctx, d.q, owner) // one claims read, one profile query
 	if err != nil {
 		return nil, err
 	}
-	var newest *nostr.Event
-	for _, evt := range evts {
-		if newest == nil || evt.CreatedAt > newest.CreatedAt || (evt.CreatedAt == newest.CreatedAt && evt.ID < newest.ID) {
-			newest = evt
-		}
-	}
 	var agents []string
-	if newest != nil {
-		if claims, err := events.ParseOwnerClaims(newest); err == nil {
-			for _, a := range claims.Agents {
-				v, err := relay.VerifyAgent(ctx, d.q, a)
-				if err != nil {
-					return nil, err
-				}
-				if v.Verified && v.Owner == owner && !slices.Contains(agents, a) {
-					agents = append(agents, a)
-				}
-			}
+	for _, v := range linked {
+		if v.Verified {
+			agents = append(agents, v.Agent)
 		}
 	}
 	d.mu.Lock()
