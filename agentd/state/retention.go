@@ -14,18 +14,18 @@ import (
 // removed with or_map remove ops (replicated like any edit); log entries
 // are expired from the log.
 func (l *Lifecycle) retain(ctx context.Context, s *schema.Schema, id string, rep *LifecycleReport) error {
+	if s.Container != crdt.ContainerLog && s.Container != crdt.ContainerMap {
+		return nil // retention applies to logs and maps only
+	}
 	cutoff := s.Retention.Window.Before(l.opts.Now()).UnixMilli()
 	envs, err := l.rt.st.History(ctx, s, id)
 	if err != nil {
 		return err
 	}
-	switch s.Container {
-	case crdt.ContainerLog:
+	if s.Container == crdt.ContainerLog {
 		return l.retainLog(ctx, s, id, envs, cutoff, rep)
-	case crdt.ContainerMap:
-		return l.retainMap(ctx, s, id, envs, cutoff, rep)
 	}
-	return nil
+	return l.retainMap(ctx, s, id, envs, cutoff, rep)
 }
 
 func (l *Lifecycle) retainLog(ctx context.Context, s *schema.Schema, id string, envs []store.Envelope, cutoff int64, rep *LifecycleReport) error {

@@ -101,9 +101,20 @@ func withState(ctx context.Context, m *Main, cmd string, f *stateFlags, fn func(
 const stateGetUsage = "state get --owner NPUB --schema URI --id ID [--agent NPUB] [--scope S] [--data DIR] [--json]"
 
 func runStateGet(ctx context.Context, m *Main, args []string) error {
-	const cmd = "state get"
+	return runStateDoc(ctx, m, "state get", stateGetUsage, args, func(rt *state.Runtime, c state.Caller, f *stateFlags) error {
+		d, err := rt.Get(ctx, c, f.schema, f.id)
+		if err != nil {
+			return err
+		}
+		return m.printDocument(d, f.json)
+	})
+}
+
+// runStateDoc runs a subcommand that takes the shared flags, --schema and
+// --id, and no arguments.
+func runStateDoc(ctx context.Context, m *Main, cmd, usage string, args []string, fn func(*state.Runtime, state.Caller, *stateFlags) error) error {
 	f := &stateFlags{}
-	fs := m.newFlagSet(cmd, stateGetUsage)
+	fs := m.newFlagSet(cmd, usage)
 	m.addStateFlags(fs, f, true)
 	if err := parseNoArgs(fs, cmd, args); err != nil {
 		return err
@@ -112,11 +123,7 @@ func runStateGet(ctx context.Context, m *Main, args []string) error {
 		return err
 	}
 	return withState(ctx, m, cmd, f, func(rt *state.Runtime, c state.Caller) error {
-		d, err := rt.Get(ctx, c, f.schema, f.id)
-		if err != nil {
-			return err
-		}
-		return m.printDocument(d, f.json)
+		return fn(rt, c, f)
 	})
 }
 
@@ -149,17 +156,7 @@ func runStateQuery(ctx context.Context, m *Main, args []string) error {
 const stateHistoryUsage = "state history --owner NPUB --schema URI --id ID [--agent NPUB] [--data DIR] [--json]"
 
 func runStateHistory(ctx context.Context, m *Main, args []string) error {
-	const cmd = "state history"
-	f := &stateFlags{}
-	fs := m.newFlagSet(cmd, stateHistoryUsage)
-	m.addStateFlags(fs, f, true)
-	if err := parseNoArgs(fs, cmd, args); err != nil {
-		return err
-	}
-	if err := f.needDoc(cmd); err != nil {
-		return err
-	}
-	return withState(ctx, m, cmd, f, func(rt *state.Runtime, c state.Caller) error {
+	return runStateDoc(ctx, m, "state history", stateHistoryUsage, args, func(rt *state.Runtime, c state.Caller, f *stateFlags) error {
 		envs, err := rt.History(ctx, c, f.schema, f.id)
 		if err != nil {
 			return err

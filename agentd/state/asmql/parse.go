@@ -85,15 +85,37 @@ func stringList(v any, path string) ([]string, error) {
 	if !ok {
 		return nil, invalid(path, "must be an array of strings")
 	}
-	out := make([]string, len(a))
+	return each(a, path, str)
+}
+
+// each builds every element of a with build, each at its index's pointer.
+func each[T any](a []any, path string, build func(any, string) (T, error)) ([]T, error) {
+	out := make([]T, len(a))
 	for i, x := range a {
-		s, err := str(x, ptr(path, strconv.Itoa(i)))
+		e, err := build(x, ptr(path, strconv.Itoa(i)))
 		if err != nil {
 			return nil, err
 		}
-		out[i] = s
+		out[i] = e
 	}
 	return out, nil
+}
+
+// conjunction builds every key of o with build; several keys mean AND in
+// the order written.
+func conjunction(o *object, path string, build func(key string, v any, path string) (Expr, error)) (Expr, error) {
+	parts := make(And, len(o.keys))
+	for i, key := range o.keys {
+		e, err := build(key, o.vals[i], ptr(path, key))
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = e
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	return parts, nil
 }
 
 func limit(v any, path string) (int, error) {
@@ -112,15 +134,7 @@ func orderList(v any, path string) ([]Order, error) {
 	if !ok {
 		return nil, invalid(path, "must be an array of {field, direction}")
 	}
-	out := make([]Order, len(a))
-	for i, x := range a {
-		o, err := order(x, ptr(path, strconv.Itoa(i)))
-		if err != nil {
-			return nil, err
-		}
-		out[i] = o
-	}
-	return out, nil
+	return each(a, path, order)
 }
 
 func order(v any, path string) (Order, error) {
@@ -165,18 +179,7 @@ func expression(v any, path string) (Expr, error) {
 	if len(o.keys) == 0 {
 		return nil, invalid(path, "empty expression")
 	}
-	parts := make(And, len(o.keys))
-	for i, key := range o.keys {
-		e, err := clause(key, o.vals[i], ptr(path, key))
-		if err != nil {
-			return nil, err
-		}
-		parts[i] = e
-	}
-	if len(parts) == 1 {
-		return parts[0], nil
-	}
-	return parts, nil
+	return conjunction(o, path, clause)
 }
 
 // clause builds one key of a where-level object.
@@ -202,13 +205,9 @@ func logical(key string, v any, path string) (Expr, error) {
 	if !ok || len(a) == 0 {
 		return nil, invalid(path, key+" takes a non-empty array")
 	}
-	es := make([]Expr, len(a))
-	for i, x := range a {
-		e, err := expression(x, ptr(path, strconv.Itoa(i)))
-		if err != nil {
-			return nil, err
-		}
-		es[i] = e
+	es, err := each(a, path, expression)
+	if err != nil {
+		return nil, err
 	}
 	if key == keyAnd {
 		return And(es), nil
@@ -233,18 +232,9 @@ func operators(name string, o *object, path string) (Expr, error) {
 	if len(o.keys) == 0 {
 		return nil, invalid(path, "empty operator object")
 	}
-	parts := make(And, len(o.keys))
-	for i, key := range o.keys {
-		e, err := operator(name, key, o.vals[i], ptr(path, key))
-		if err != nil {
-			return nil, err
-		}
-		parts[i] = e
-	}
-	if len(parts) == 1 {
-		return parts[0], nil
-	}
-	return parts, nil
+	return conjunction(o, path, func(key string, v any, path string) (Expr, error) {
+		return operator(name, key, v, path)
+	})
 }
 
 // operator builds one field operator, or a field-level $not.

@@ -42,11 +42,11 @@ func (s *Store) Expire(ctx context.Context, sch *schema.Schema, id string, drop 
 		st, err = s.rematerialise(ctx, tx, sch, id, keep)
 		return err
 	})
-	if err != nil || st != nil {
+	switch {
+	case err != nil:
 		s.cache.drop(docKey(sch, id))
-	}
-	if err == nil && st != nil {
-		s.cache.put(st)
+	case st != nil:
+		s.cache.put(st) // replaces any cached state of the document
 	}
 	return n, err
 }
