@@ -3,9 +3,11 @@ package state
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/state/schema"
+	"github.com/agentnode/agentnode/agentd/state/store"
 )
 
 // CoreID is the id of the caller's core model instances: the principal
@@ -35,14 +37,18 @@ func (r *Runtime) EnsureCore(ctx context.Context, c Caller) error {
 
 func (r *Runtime) ensureOne(ctx context.Context, c Caller, uri string) error {
 	s, _ := r.reg.Lookup(uri)
-	if _, err := r.st.Get(ctx, s, CoreID(c), c.readFilter(s, true)); err == nil {
+	_, err := r.st.Get(ctx, s, CoreID(c), c.readFilter(s, true))
+	if err == nil {
 		return nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return err // a failing store is not a missing document
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(schema.CoreInitial(uri), &obj); err != nil {
 		return err
 	}
-	_, err := r.create(ctx, c, s, CoreID(c), obj, CoreScope)
+	_, err = r.create(ctx, c, s, CoreID(c), obj, CoreScope)
 	if err != nil && !isCode(err, CodeConflict) {
 		return err
 	}

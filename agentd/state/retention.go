@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/state/crdt"
@@ -75,8 +76,11 @@ func (l *Lifecycle) retainMap(ctx context.Context, s *schema.Schema, id string, 
 // document for a map at the root.
 func (l *Lifecycle) mapItems(ctx context.Context, s *schema.Schema, id string) (map[string]any, error) {
 	d, err := l.rt.st.Get(ctx, s, id, store.Filter{SQL: "deleted = 0"})
-	if err != nil {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil // gone meanwhile
+	}
+	if err != nil {
+		return nil, err
 	}
 	v, err := decodeValue(d.Value)
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -123,13 +121,7 @@ func (c *contentFlags) read(m *Main, cmd string) (string, error) {
 	if c.file == "" {
 		return c.text, nil
 	}
-	var b []byte
-	var err error
-	if c.file == "-" {
-		b, err = io.ReadAll(m.Stdin)
-	} else {
-		b, err = os.ReadFile(c.file)
-	}
+	b, err := readFileOrStdin(m, c.file)
 	if err != nil {
 		return "", fmt.Errorf("%s: read content: %w", cmd, err)
 	}
