@@ -110,7 +110,7 @@ func (d *Daemon) newest(ctx context.Context, f nostr.Filter) (*nostr.Event, erro
 	}
 	var best *nostr.Event
 	for _, e := range evts {
-		if best == nil || e.CreatedAt > best.CreatedAt || (e.CreatedAt == best.CreatedAt && e.ID < best.ID) {
+		if best == nil || events.Supersedes(e, best) {
 			best = e
 		}
 	}

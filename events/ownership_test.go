@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/nbd-wtf/go-nostr"
 )
 
 func TestCheckOwnership(t *testing.T) {
@@ -53,5 +54,17 @@ func TestCheckOwnership(t *testing.T) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
 		})
+	}
+}
+
+func TestSupersedes(t *testing.T) {
+	older := &nostr.Event{CreatedAt: 1, ID: "b"}
+	newer := &nostr.Event{CreatedAt: 2, ID: "c"}
+	tieLow := &nostr.Event{CreatedAt: 2, ID: "a"}
+	if !events.Supersedes(newer, older) || events.Supersedes(older, newer) {
+		t.Error("the later created_at must win")
+	}
+	if !events.Supersedes(tieLow, newer) || events.Supersedes(newer, tieLow) {
+		t.Error("on a tie the lower id must win")
 	}
 }

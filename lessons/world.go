@@ -45,7 +45,7 @@ func replaces(at nostr.Timestamp, id string, curAt nostr.Timestamp, curID string
 func follows(evts []*nostr.Event, owner string) map[string]bool {
 	var latest *nostr.Event
 	for _, evt := range evts {
-		if evt.Kind == 3 && evt.PubKey == owner && (latest == nil || evt.CreatedAt > latest.CreatedAt) {
+		if evt.Kind == 3 && evt.PubKey == owner && (latest == nil || events.Supersedes(evt, latest)) {
 			latest = evt
 		}
 	}

@@ -135,7 +135,7 @@ func latestProfiles(ctx context.Context, q Querier, agents []string) (map[string
 	}
 	out := make(map[string]*nostr.Event, len(agents))
 	for _, e := range evts {
-		if best := out[e.PubKey]; best == nil || newer(e, best) {
+		if best := out[e.PubKey]; best == nil || events.Supersedes(e, best) {
 			out[e.PubKey] = e
 		}
 	}
@@ -151,15 +151,9 @@ func latest(ctx context.Context, q Querier, filter nostr.Filter) (*nostr.Event, 
 	}
 	var best *nostr.Event
 	for _, e := range evts {
-		if best == nil || newer(e, best) {
+		if best == nil || events.Supersedes(e, best) {
 			best = e
 		}
 	}
 	return best, nil
-}
-
-// newer orders versions of a replaceable event as NIP-01 does: later
-// created_at wins, then the lower id.
-func newer(a, b *nostr.Event) bool {
-	return a.CreatedAt > b.CreatedAt || (a.CreatedAt == b.CreatedAt && a.ID < b.ID)
 }
