@@ -1,0 +1,88 @@
+package acp
+
+import "encoding/json"
+
+// Package is one parsed Agent Capability Package (.acp.yaml, Nuwa NIP-7).
+// Raw is the file exactly as read: it is what is hashed, signed and
+// published (the content of a kind-30199 event).
+type Package struct {
+	Raw      []byte             `json:"-"`
+	Metadata Metadata           `json:"metadata"`
+	Schema   json.RawMessage    `json:"schema"`           // the JSON Schema 2020-12 document, as JSON
+	Prompt   string             `json:"prompt,omitempty"` // the capability's prompt template
+	Tools    []Tool             `json:"tools,omitempty"`  // OpenAI function definitions
+	Bindings map[string]Binding `json:"tool_bindings,omitempty"`
+}
+
+// Metadata is the package's metadata section.
+type Metadata struct {
+	ID          string       `json:"id"`      // did:nuwa:cap:<name>@<semver>
+	Name        string       `json:"name"`    // display name
+	Description string       `json:"description,omitempty"`
+	Triggers    []Trigger    `json:"triggers,omitempty"`
+	MemoryScope string       `json:"memory_scope,omitempty"` // sc:<name>
+	Permissions Permissions  `json:"permissions"`
+	LLM         *LLMRequires `json:"llm_requirements,omitempty"`
+	Signature   *Signature   `json:"signature,omitempty"`
+}
+
+// Trigger is one routing trigger: regex or keyword (embedding triggers are
+// kept but never match).
+type Trigger struct {
+	Type  string `json:"type"` // regex | keyword | embedding
+	Value string `json:"value"`
+}
+
+// Permissions lists what the capability may do: state.* verbs and
+// storage.large.
+type Permissions struct {
+	Require []string `json:"require"`
+}
+
+// LLMRequires is metadata.llm_requirements (advisory).
+type LLMRequires struct {
+	ModelFamily      []string `json:"model_family,omitempty"`
+	SpecificModelURI string   `json:"specific_model_uri,omitempty"`
+	MinContextWindow int      `json:"min_context_window,omitempty"`
+	RequiredFeatures []string `json:"required_features,omitempty"`
+}
+
+// Signature is metadata.signature: a BIP-340 signature by PubKey over the
+// sha256 of the file with the signature's value blanked (docs/ACP.md).
+type Signature struct {
+	PubKey string `json:"pubkey"` // 64-hex x-only key of the author
+	Sig    string `json:"sig"`    // 128-hex BIP-340 signature
+}
+
+// Tool is one OpenAI tool definition ({type: function, function: {...}}).
+type Tool struct {
+	Type     string   `json:"type"` // "function"
+	Function Function `json:"function"`
+}
+
+// Function is a tool's function: its name as the model sees it (dots
+// allowed here; aliased at the model boundary), and its parameters as a
+// JSON Schema with {$ref: "#/schema"} resolved to the package schema.
+type Function struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Binding says how the runtime executes a tool that is not built in.
+type Binding struct {
+	Type          string `json:"type"`                     // http_get | http_post | mcp_service | nuwa_a2a
+	URL           string `json:"url,omitempty"`            // http_get, http_post
+	ServiceURI    string `json:"service_uri,omitempty"`    // mcp_service
+	MCPAction     string `json:"mcp_action,omitempty"`     // mcp_service: the MCP tool name
+	TargetDID     string `json:"target_did,omitempty"`     // nuwa_a2a: agent npub/hex/did, or "{arg}" placeholder
+	ServiceMethod string `json:"service_method,omitempty"` // nuwa_a2a: the JSON-RPC method on the target
+}
+
+// Binding types.
+const (
+	BindHTTPGet    = "http_get"
+	BindHTTPPost   = "http_post"
+	BindMCPService = "mcp_service"
+	BindNuwaA2A    = "nuwa_a2a"
+)
