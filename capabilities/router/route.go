@@ -1,0 +1,136 @@
+package router
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/agentnode/agentnode/capabilities/acp"
+)
+
+// Route is one installed capability as the router sees it.
+type Route struct {
+	ID       string // did:nuwa:cap:<name>@<version>
+	Name     string // display name (metadata.name)
+	Triggers []acp.Trigger
+}
+
+// Trigger types.
+const (
+	TriggerRegex     = "regex"
+	TriggerKeyword   = "keyword"
+	TriggerEmbedding = "embedding" // kept, never matches
+)
+
+// compiled is a Route with its triggers ready to match.
+type compiled struct {
+	Route
+	matchers []matcher
+}
+
+type matcher struct {
+	value string
+	match func(msg string) bool
+}
+
+// compile prepares r's triggers. A regex that does not compile and
+// embedding triggers are dropped (reported through bad).
+func compile(r Route) (c compiled, bad []error) {
+	c.Route = r
+	for _, t := range r.Triggers {
+		m, err := newMatcher(t)
+		if err != nil {
+			bad = append(bad, &TriggerError{Capability: r.ID, Trigger: t, Err: err})
+			continue
+		}
+		if m.match != nil {
+			c.matchers = append(c.matchers, m)
+		}
+	}
+	return c, bad
+}
+
+func newMatcher(t acp.Trigger) (matcher, error) {
+	switch strings.ToLower(t.Type) {
+	case TriggerRegex:
+		re, err := regexp.Compile(t.Value)
+		if err != nil {
+			return matcher{}, err
+		}
+		return matcher{value: t.Value, match: re.MatchString}, nil
+	case TriggerKeyword:
+		kw := strings.ToLower(strings.TrimSpace(t.Value))
+		if kw == "" {
+			return matcher{}, ErrEmptyKeyword
+		}
+		return matcher{value: t.Value, match: func(msg string) bool { return containsWord(strings.ToLower(msg), kw) }}, nil
+	case TriggerEmbedding:
+		return matcher{}, nil
+	}
+	return matcher{}, ErrUnknownTrigger
+}
+
+// containsWord reports whether kw occurs in s (both lower-cased) with no
+// letter or digit right before or after it: "note" matches "a note," but
+// not "notebook". A keyword of several words matches as a phrase.
+func containsWord(s, kw string) bool {
+	for from := 0; from <= len(s)-len(kw); {
+		i := strings.Index(s[from:], kw)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(kw)
+		if !wordRuneBefore(s, start) && !wordRuneAfter(s, end) {
+			return true
+		}
+		from = start + 1
+	}
+	return false
+}
+
+func wordRuneBefore(s string, i int) bool {
+	r := []rune(s[:i])
+	return len(r) > 0 && isWord(r[len(r)-1])
+}
+
+func wordRuneAfter(s string, i int) bool {
+	for _, r := range s[i:] {
+		return isWord(r)
+	}
+	return false
+}
+
+func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// matchMessage returns the first trigger of c that matches msg.
+func (c *compiled) matchMessage(msg string) (string, bool) {
+	for _, m := range c.matchers {
+		if m.match(msg) {
+			return m.value, true
+		}
+	}
+	return "", false
+}
+
+// names returns the ways /switch may name c: full id, name@version,
+// name, and the display name.
+func (c *compiled) names() []string {
+	out := []string{c.ID}
+	short := strings.TrimPrefix(c.ID, "did:nuwa:cap:")
+	if short != c.ID {
+		out = append(out, short)
+		if at := strings.LastIndex(short, "@"); at > 0 {
+			out = append(out, short[:at])
+		}
+	}
+	if c.Name != "" {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// RouteOf is the Route of a parsed package: its id, display name and
+// triggers.
+func RouteOf(p *acp.Package) Route {
+	return Route{ID: p.Metadata.ID, Name: p.Metadata.Name, Triggers: p.Metadata.Triggers}
+}
