@@ -27,9 +27,11 @@ type Config struct {
 }
 
 // DefaultRestrictedKinds: 4290 (Agent State Model op envelopes, one event
-// per reader for private and shared state; agentd/state/replicate) and
-// 1059 (NIP-59 gift wraps).
-var DefaultRestrictedKinds = []int{4290, 1059}
+// per reader for private and shared state; agentd/state/replicate), 1059
+// (NIP-59 gift wraps) and 25910 (JSON-RPC over Nostr between agents,
+// agentd/nostrrpc: a request is read by its caller and the p-tagged
+// target, a reply by its author and the p-tagged caller).
+var DefaultRestrictedKinds = []int{4290, 1059, 25910}
 
 // restrictedKinds returns the kinds in force.
 func (c Config) restrictedKinds() []int {

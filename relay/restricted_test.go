@@ -127,7 +127,7 @@ func TestRelay_RestrictedKindServedToItsReaders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tr.connect(t)
 			authenticate(t, c, tc.who)
-			got := queryWS(t, c, nostr.Filter{Kinds: []int{4290, 1059}})
+			got := queryWS(t, c, nostr.Filter{Kinds: []int{4290, 1059, 25910}})
 			if !slices.Equal(idSet(got), tc.want) {
 				t.Fatalf("got %v, want %v", idSet(got), tc.want)
 			}
@@ -147,7 +147,7 @@ func TestRelay_RestrictedKindServedToItsReaders(t *testing.T) {
 		})
 	}
 	// In-process reads are the node itself: everything.
-	all, err := tr.QuerySync(context.Background(), nostr.Filter{Kinds: []int{4290, 1059}})
+	all, err := tr.QuerySync(context.Background(), nostr.Filter{Kinds: []int{4290, 1059, 25910}})
 	if err != nil || len(all) != 4 {
 		t.Fatalf("in-process: %d events, %v", len(all), err)
 	}
@@ -248,7 +248,7 @@ func TestRelay_RestrictedKindsConfigurable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close(context.Background())
-	if got := (Config{}).restrictedKinds(); !slices.Equal(got, []int{4290, 1059}) {
+	if got := (Config{}).restrictedKinds(); !slices.Equal(got, []int{4290, 1059, 25910}) {
 		t.Fatalf("default restricted kinds %v", got)
 	}
 	if got := r.cfg.restrictedKinds(); len(got) != 0 {

@@ -1,0 +1,256 @@
+package nostrrpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/nostrrpc"
+	"github.com/agentnode/agentnode/agentd/state/replicate"
+	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/relay"
+)
+
+// testWait bounds every wait in these tests (a hang fails, it is not timed).
+const testWait = 20 * time.Second
+
+type key struct{ sk, pk string }
+
+func newKey() key {
+	sk := nostr.GeneratePrivateKey()
+	pk, _ := nostr.GetPublicKey(sk)
+	return key{sk, pk}
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func quietLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// node is one agentnode's relay on loopback with its local agents.
+type node struct {
+	relay *relay.Relay
+	url   string // ws://...
+	keys  map[string]string
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+func startNode(t testing.TB, agents ...key) *node {
+	t.Helper()
+	rl, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Version: "test", Logger: quietLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &node{relay: rl, keys: map[string]string{}, conns: map[net.Conn]struct{}{}}
+	srv := httptest.NewUnstartedServer(rl)
+	srv.Config.ConnState = n.track
+	srv.Start()
+	n.url = "ws" + strings.TrimPrefix(srv.URL, "http")
+	t.Cleanup(func() {
+		n.kick()
+		srv.Close()
+		waitFor(t, "the relay's clients to go", func() bool { return rl.Connections() == 0 })
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		rl.Close(ctx)
+	})
+	for _, a := range agents {
+		n.keys[a.pk] = a.sk
+	}
+	return n
+}
+
+// track records the server's connections (hijacked websockets included).
+func (n *node) track(c net.Conn, s http.ConnState) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if s == http.StateNew {
+		n.conns[c] = struct{}{}
+	} else if s == http.StateClosed {
+		delete(n.conns, c)
+	}
+}
+
+// kick cuts every client connection.
+func (n *node) kick() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for c := range n.conns {
+		c.Close()
+		delete(n.conns, c)
+	}
+}
+
+// lookup is a Server's Keys.
+func (n *node) lookup(pk string) (string, bool) { sk, ok := n.keys[pk]; return sk, ok }
+
+// secret is a Client's Keys.
+func (n *node) secret(pk string) (string, error) {
+	if sk, ok := n.keys[pk]; ok {
+		return sk, nil
+	}
+	return "", errors.New("no such agent")
+}
+
+// handler serves echo, invalid, slow; counts echo calls.
+type handler struct {
+	mu     sync.Mutex
+	echoes int
+}
+
+func (h *handler) ServeRPC(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "echo":
+		h.mu.Lock()
+		h.echoes++
+		h.mu.Unlock()
+		return map[string]any{"agent": agent, "from": from, "params": params}, nil
+	case "invalid":
+		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "field x is required")
+	case "secret":
+		return nil, errors.New("database password is hunter2")
+	case "panic":
+		panic("handler bug")
+	case "slow":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return nil, fmt.Errorf("%w: %s", nostrrpc.ErrMethodNotFound, method)
+}
+
+func (h *handler) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.echoes
+}
+
+// serve starts a Server on n.
+func (n *node) serve(t testing.TB, h nostrrpc.Handler, workers int) *nostrrpc.Server {
+	t.Helper()
+	s := nostrrpc.NewServer(nostrrpc.ServerConfig{Source: n.relay, Publish: n.relay.Publish, Keys: n.lookup,
+		Handler: h, Logger: quietLogger(t), Workers: workers})
+	s.Start()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// client returns a Client for n's agents publishing to relays.
+func (n *node) client(t testing.TB, relays ...string) *nostrrpc.Client {
+	t.Helper()
+	c := nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: relays, Keys: n.secret, Logger: quietLogger(t)})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// capture records the kind-25910 events a relay accepts.
+type capture struct {
+	mu   sync.Mutex
+	evts []*nostr.Event
+}
+
+func captureOn(t testing.TB, n *node) *capture {
+	c := &capture{}
+	t.Cleanup(n.relay.OnEphemeral(func(e *nostr.Event) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.evts = append(c.evts, e)
+	}))
+	return c
+}
+
+func (c *capture) all() []*nostr.Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*nostr.Event(nil), c.evts...)
+}
+
+// listener is a websocket subscription as some key, collecting events.
+type listener struct {
+	w      *replicate.WSRelay
+	mu     sync.Mutex
+	evts   []*nostr.Event
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// listen subscribes to f on url as k and returns once the subscription is live.
+func listen(t *testing.T, url string, k key, f nostr.Filter) *listener {
+	t.Helper()
+	w := replicate.NewWSRelay(url, k.sk, quietLogger(t))
+	t.Cleanup(func() { w.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &listener{w: w, cancel: cancel, done: make(chan error, 1)}
+	live := make(chan struct{})
+	go func() {
+		l.done <- w.Subscribe(ctx, nostr.Filters{f}, func(e *nostr.Event) {
+			l.mu.Lock()
+			l.evts = append(l.evts, e)
+			l.mu.Unlock()
+		}, func() { close(live) })
+	}()
+	t.Cleanup(func() { cancel(); <-l.done })
+	select {
+	case <-live:
+	case err := <-l.done:
+		t.Fatalf("subscribe as %s: %v", k.pk[:8], err)
+	case <-time.After(testWait):
+		t.Fatal("subscription never became live")
+	}
+	return l
+}
+
+func (l *listener) got() []*nostr.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*nostr.Event(nil), l.evts...)
+}
+
+// waitFor polls cond until it holds or testWait passes.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func callCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// wantCode fails unless err is a *capabilities.Error with code.
+func wantCode(t *testing.T, err error, code string) *capabilities.Error {
+	t.Helper()
+	var ce *capabilities.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("error = %v (%T), want a *capabilities.Error %s", err, err, code)
+	}
+	if ce.Code != code {
+		t.Fatalf("code = %s (%s), want %s", ce.Code, ce.Message, code)
+	}
+	return ce
+}

@@ -1,0 +1,238 @@
+package nostrrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// EphemeralSource hands over the ephemeral events a relay accepts.
+// *relay.Relay satisfies it. fn must not block.
+type EphemeralSource interface {
+	OnEphemeral(fn func(*nostr.Event)) (remove func())
+}
+
+// Handler serves the JSON-RPC methods of the node's local agents. agent
+// is the addressed local agent's pubkey, from the verified caller's (both
+// hex). The result is marshalled to JSON. Return an error wrapping
+// ErrMethodNotFound for an unknown method, a *capabilities.Error for a
+// coded failure, or an *RPCError to choose the JSON-RPC error yourself.
+// ServeRPC is called concurrently.
+type Handler interface {
+	ServeRPC(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error)
+
+// ServeRPC calls f.
+func (f HandlerFunc) ServeRPC(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error) {
+	return f(ctx, agent, from, method, params)
+}
+
+// ServerConfig wires a Server.
+type ServerConfig struct {
+	Source  EphemeralSource                                   // where requests arrive (the node's relay)
+	Publish func(ctx context.Context, evt *nostr.Event) error // where replies go (the node's relay)
+	// Keys returns a local agent's secret key (hex); ok is false for a
+	// pubkey that is not a local agent (requests to it are ignored).
+	Keys    func(pubkey string) (sk string, ok bool)
+	Handler Handler
+	Logger  *slog.Logger
+	// Workers is how many requests are served at once (default 4); Queue
+	// how many wait (default 256; more are dropped and logged).
+	Workers, Queue int
+	// Timeout bounds one handler call (default 30s).
+	Timeout time.Duration
+	// MaxAge: requests created longer ago than this are ignored (default
+	// 5m), so replays older than the replay memory go unanswered too.
+	MaxAge time.Duration
+}
+
+// Server answers kind-25910 requests addressed to local agents.
+type Server struct {
+	cfg    ServerConfig
+	log    *slog.Logger
+	seen   *seen
+	queue  chan *nostr.Event
+	remove func()
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+}
+
+// NewServer returns a Server for cfg. It starts nothing.
+func NewServer(cfg ServerConfig) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 4
+	}
+	if cfg.Queue <= 0 {
+		cfg.Queue = 256
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.MaxAge <= 0 {
+		cfg.MaxAge = 5 * time.Minute
+	}
+	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan *nostr.Event, cfg.Queue)}
+}
+
+// Start subscribes to the source and starts the workers.
+func (s *Server) Start() {
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	for range s.cfg.Workers {
+		s.wg.Go(s.work)
+	}
+	s.remove = s.cfg.Source.OnEphemeral(s.offer)
+}
+
+// Close stops listening and waits for the requests in progress.
+func (s *Server) Close() error {
+	s.once.Do(func() {
+		if s.remove != nil {
+			s.remove()
+		}
+		if s.cancel != nil {
+			s.cancel()
+		}
+		s.wg.Wait()
+	})
+	return nil
+}
+
+// offer queues a kind-25910 event without blocking the relay.
+func (s *Server) offer(evt *nostr.Event) {
+	if evt.Kind != Kind || evt.Tags.Find("e") != nil { // replies carry an e tag
+		return
+	}
+	select {
+	case s.queue <- evt:
+	default:
+		s.log.Warn("nostrrpc: request queue full, request dropped", "id", evt.ID, "from", evt.PubKey)
+	}
+}
+
+func (s *Server) work() {
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case evt := <-s.queue:
+			s.serve(evt)
+		}
+	}
+}
+
+// serve answers one request event, if it is addressed to a local agent.
+func (s *Server) serve(evt *nostr.Event) {
+	agent, sk, ok := s.addressee(evt)
+	if !ok || !s.fresh(evt) {
+		return
+	}
+	if ok, err := evt.CheckSignature(); !ok || err != nil {
+		return
+	}
+	plain, err := open(evt, sk)
+	if err != nil || isResponse(plain) {
+		s.log.Debug("nostrrpc: ignoring event", "id", evt.ID, "err", err)
+		return
+	}
+	req, perr := parseRequest(plain)
+	if s.replayed(evt, agent, req) {
+		return
+	}
+	resp := s.respond(agent, evt.PubKey, req, perr)
+	if resp != nil {
+		s.reply(evt, agent, sk, resp)
+	}
+}
+
+// addressee finds the local agent a request p-tags.
+func (s *Server) addressee(evt *nostr.Event) (agent, sk string, ok bool) {
+	for _, t := range evt.Tags {
+		if len(t) >= 2 && t[0] == "p" {
+			if sk, ok := s.cfg.Keys(t[1]); ok {
+				return t[1], sk, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func (s *Server) fresh(evt *nostr.Event) bool {
+	return time.Since(evt.CreatedAt.Time()) <= s.cfg.MaxAge
+}
+
+// replayed records the request and reports whether it was seen before
+// (same event, or same caller, agent and JSON-RPC id).
+func (s *Server) replayed(evt *nostr.Event, agent string, req *Request) bool {
+	keys := []string{"evt:" + evt.ID}
+	if req != nil && len(req.ID) > 0 {
+		keys = append(keys, "rpc:"+evt.PubKey+":"+agent+":"+string(req.ID))
+	}
+	return s.seen.add(keys...)
+}
+
+// respond runs the request and returns the response (nil for a
+// notification, which gets none).
+func (s *Server) respond(agent, from string, req *Request, perr error) *Response {
+	var id json.RawMessage
+	if req != nil {
+		id = req.ID
+	}
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	if perr != nil {
+		return &Response{JSONRPC: "2.0", ID: id, Error: toRPCError(perr)}
+	}
+	result, err := s.call(agent, from, req)
+	if len(req.ID) == 0 {
+		return nil
+	}
+	if err != nil {
+		return &Response{JSONRPC: "2.0", ID: id, Error: toRPCError(err)}
+	}
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return &Response{JSONRPC: "2.0", ID: id, Error: toRPCError(errors.New("unencodable result"))}
+	}
+	return &Response{JSONRPC: "2.0", ID: id, Result: raw}
+}
+
+// call runs the handler, bounded by Timeout; a panic is an internal error.
+func (s *Server) call(agent, from string, req *Request) (result any, err error) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.Timeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("nostrrpc: handler panicked", "agent", agent, "method", req.Method, "panic", p)
+			result, err = nil, errHandlerPanic
+		}
+	}()
+	return s.cfg.Handler.ServeRPC(ctx, agent, from, req.Method, req.Params)
+}
+
+// reply publishes resp to the caller of req.
+func (s *Server) reply(req *nostr.Event, agent, sk string, resp *Response) {
+	tags := nostr.Tags{{"p", req.PubKey}, {"e", req.ID}}
+	evt, err := newEvent(resp, sk, req.PubKey, tags)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+		defer cancel()
+		err = s.cfg.Publish(ctx, evt)
+	}
+	if err != nil {
+		s.log.Warn("nostrrpc: reply not sent", "agent", agent, "to", req.PubKey, "request", req.ID, "err", err)
+	}
+}

@@ -1,0 +1,148 @@
+package nostrrpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+
+	"github.com/agentnode/agentnode/agentd/nostrrpc"
+)
+
+// rawRequest signs a kind-25910 event from `from` to `to` carrying plain
+// (encrypted), as a hand-written client would.
+func rawRequest(t *testing.T, from key, to string, plain string) *nostr.Event {
+	t.Helper()
+	ck, err := nip44.GenerateConversationKey(to, from.sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, err := nip44.Encrypt(plain, ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evt := &nostr.Event{Kind: nostrrpc.Kind, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"p", to}}, Content: content}
+	if err := evt.Sign(from.sk); err != nil {
+		t.Fatal(err)
+	}
+	return evt
+}
+
+// exchange publishes req on n as `from` would and returns the decrypted
+// reply from `to`.
+func exchange(t *testing.T, n *node, from key, to string, req *nostr.Event) nostrrpc.Response {
+	t.Helper()
+	l := listen(t, n.url, from, nostr.Filter{Kinds: []int{nostrrpc.Kind}, Tags: nostr.TagMap{"p": {from.pk}, "e": {req.ID}}})
+	if err := n.relay.Publish(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the reply", func() bool { return len(l.got()) > 0 })
+	rep := l.got()[0]
+	plain, err := decrypt(from.sk, rep.PubKey, rep.Content)
+	if err != nil || rep.PubKey != to {
+		t.Fatalf("reply from %s does not open: %v", rep.PubKey, err)
+	}
+	var resp nostrrpc.Response
+	if err := json.Unmarshal([]byte(plain), &resp); err != nil {
+		t.Fatalf("reply %s: %v", plain, err)
+	}
+	return resp
+}
+
+func TestServer_BadRequestsGetJSONRPCErrors(t *testing.T) {
+	alice, bob := newKey(), newKey()
+	b := startNode(t, bob)
+	b.serve(t, &handler{}, 4)
+	for name, tc := range map[string]struct {
+		plain, wantID string
+		wantCode      int
+	}{
+		"not json":         {`{"jsonrpc":"2.0",`, "null", nostrrpc.CodeParseError},
+		"wrong version":    {`{"jsonrpc":"1.0","id":"r1","method":"echo"}`, `"r1"`, nostrrpc.CodeInvalidRequest},
+		"no method":        {`{"jsonrpc":"2.0","id":7}`, `7`, nostrrpc.CodeInvalidRequest},
+		"object id":        {`{"jsonrpc":"2.0","id":{"x":1},"method":"echo"}`, "null", nostrrpc.CodeInvalidRequest},
+		"unknown method":   {`{"jsonrpc":"2.0","id":"r2","method":"nope"}`, `"r2"`, nostrrpc.CodeMethodNotFound},
+		"capability error": {`{"jsonrpc":"2.0","id":"r3","method":"invalid"}`, `"r3"`, nostrrpc.CodeInvalidParams},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, tc.plain))
+			if resp.Error == nil || resp.Error.Code != tc.wantCode || string(resp.ID) != tc.wantID {
+				t.Fatalf("reply = id %s error %+v, want id %s code %d", resp.ID, resp.Error, tc.wantID, tc.wantCode)
+			}
+		})
+	}
+}
+
+func TestServer_NumericIDSurvives(t *testing.T) {
+	alice, bob := newKey(), newKey()
+	b := startNode(t, bob)
+	b.serve(t, &handler{}, 4)
+	resp := exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":42,"method":"echo","params":[1]}`))
+	if string(resp.ID) != "42" || resp.Error != nil || resp.Result == nil {
+		t.Fatalf("reply = %+v, want id 42 with a result", resp)
+	}
+}
+
+// With one worker the queue is served in order, so once a later request
+// is answered every earlier one has been dealt with.
+func TestServer_ReplayAnsweredOnce(t *testing.T) {
+	alice, bob := newKey(), newKey()
+	b := startNode(t, bob)
+	h := &handler{}
+	b.serve(t, h, 1)
+	req := rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"once","method":"echo"}`)
+	exchange(t, b, alice, bob.pk, req)
+
+	replies := listen(t, b.url, alice, nostr.Filter{Kinds: []int{nostrrpc.Kind}, Tags: nostr.TagMap{"p": {alice.pk}, "e": {req.ID}}})
+	if err := b.relay.Publish(context.Background(), req); err != nil { // the same event again
+		t.Fatal(err)
+	}
+	// The same JSON-RPC id from the same caller in a new event: also a replay.
+	again := rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"once","method":"echo"}`)
+	if err := b.relay.Publish(context.Background(), again); err != nil {
+		t.Fatal(err)
+	}
+	exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"later","method":"echo"}`))
+	if n := h.count(); n != 2 {
+		t.Fatalf("handler ran %d times, want 2 (the replays unanswered)", n)
+	}
+	if got := replies.got(); len(got) != 0 {
+		t.Fatalf("the replay was answered %d times", len(got))
+	}
+}
+
+func TestServer_IgnoresWhatIsNotARequestForItsAgents(t *testing.T) {
+	alice, bob, carol := newKey(), newKey(), newKey()
+	b := startNode(t, bob, alice) // alice is local too: bob's replies to her pass the server
+	h := &handler{}
+	b.serve(t, h, 1)
+	seen := captureOn(t, b)
+
+	toCarol := rawRequest(t, alice, carol.pk, `{"jsonrpc":"2.0","id":"c","method":"echo"}`) // not local
+	notification := rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","method":"echo"}`)       // no id: no reply
+	response := rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"x","result":1}`)       // never answered
+	stale := rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"old","method":"echo"}`)
+	stale.CreatedAt -= 3600
+	stale.Sign(alice.sk)
+	for _, evt := range []*nostr.Event{toCarol, notification, response, stale} {
+		if err := b.relay.Publish(context.Background(), evt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"last","method":"echo"}`))
+
+	if n := h.count(); n != 2 { // the notification and "last"
+		t.Fatalf("handler ran %d times, want 2", n)
+	}
+	replies := 0
+	for _, evt := range seen.all() {
+		if evt.PubKey == bob.pk {
+			replies++
+		}
+	}
+	if replies != 1 {
+		t.Fatalf("bob sent %d replies, want 1 (to \"last\" only)", replies)
+	}
+}
