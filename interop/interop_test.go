@@ -82,8 +82,16 @@ type server struct {
 // ends without stop.
 func startServer(t *testing.T, bin string) *server {
 	t.Helper()
+	return startServerWith(t, bin, t.TempDir(), nil)
+}
+
+// startServerWith is startServer on data directory data, with env added to
+// the environment of the process.
+func startServerWith(t *testing.T, bin, data string, env []string) *server {
+	t.Helper()
 	s := &server{addr: freeAddr(t), logs: &lineLogger{t: t, prefix: "agentnode serve: "}, exited: make(chan struct{})}
-	s.cmd = exec.Command(bin, "serve", "--listen", s.addr, "--data", t.TempDir())
+	s.cmd = exec.Command(bin, "serve", "--listen", s.addr, "--data", data)
+	s.cmd.Env = append(os.Environ(), env...)
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("start agentnode serve: %v", err)
@@ -174,24 +182,31 @@ func (s *server) stop(t *testing.T) {
 // output to t.Log, and fails the test if node exits non-zero.
 func runNodeTests(t *testing.T, node, dir, relayURL, bin string) {
 	t.Helper()
+	runNodeFile(t, node, dir, "relay.test.mjs", "RELAY_URL="+relayURL, "AGENTNODE_BIN="+bin)
+}
+
+// runNodeFile runs `node --test file` in dir with env added, streaming its
+// output to t.Log, and fails the test if node exits non-zero.
+func runNodeFile(t *testing.T, node, dir, file string, env ...string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), nodeTimeout(t))
 	defer cancel()
 	out := &lineLogger{t: t, prefix: "node: "}
 	defer out.flush()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "relay.test.mjs")
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", file)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "RELAY_URL="+relayURL, "AGENTNODE_BIN="+bin, "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), env...), "NO_COLOR=1")
 	cmd.Stdout, cmd.Stderr = out, out
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("node --test relay.test.mjs: still running after %v", nodeTimeout(t))
+		t.Fatalf("node --test %s: still running after %v", file, nodeTimeout(t))
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		t.Fatalf("node --test relay.test.mjs failed (%v); its output is above", err)
+		t.Fatalf("node --test %s failed (%v); its output is above", file, err)
 	}
 	if err != nil {
-		t.Fatalf("node --test relay.test.mjs: %v", err)
+		t.Fatalf("node --test %s: %v", file, err)
 	}
 }
 

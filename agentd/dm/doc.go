@@ -1,0 +1,27 @@
+// Package dm lets people talk to the node's agents from any NIP-17 Nostr
+// client (Damus, Amethyst, 0xchat, nostr-tools...).
+//
+// A Service watches the relay for kind 1059 gift wraps p-tagged to a local
+// agent, unwraps each (1059 -> seal 13 -> rumor 14) with the agent's key,
+// drops forgeries (seal author != rumor author), the agent's own copies and
+// anything not addressed to a local agent, asks the Responder for an answer
+// (the conversation is the sender's pubkey) and replies with a NIP-17 kind
+// 14 rumor from the agent — ["p", sender], ["e", <rumor id>] — gift-wrapped
+// to the sender and, as a copy, to the agent itself. Processed wrap ids
+// and a watermark are kept in a small JSON file so that a restart catches
+// up on DMs stored while the node was down and never answers one twice. At
+// start every local agent's kind 10050 DM relay list names the node's relay.
+// docs/DM.md tells the whole story (clients, dedupe, rate limits, privacy).
+//
+//	svc := dm.New(dm.Config{
+//		Source:    r, // *relay.Relay: OnStored + QuerySync
+//		Publish:   r.Publish,
+//		Agents:    func() []string { return pubkeysOf(d.List()) },
+//		Keys:      d.SecretKey,
+//		Responder: chatResponder{d}, // Respond(ctx, agent, from, text)
+//		StatePath: filepath.Join(dataDir, "dm", "state.json"),
+//		RelayURLs: []string{"wss://node.example.com"},
+//	})
+//	if err := svc.Start(ctx); err != nil { ... }
+//	defer svc.Close(ctx)
+package dm
