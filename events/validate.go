@@ -45,6 +45,12 @@ func validatorFor(evt *nostr.Event) check {
 		return validateNudge
 	case KindOwnerClaims:
 		return validateOwnerClaims
+	case KindHeartbeat:
+		return ValidateHeartbeat
+	case KindLabel:
+		if IsEvaluation(evt) {
+			return ValidateEvaluation
+		}
 	}
 	return nil
 }

@@ -1,0 +1,209 @@
+package directory
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentnode/agentnode/events"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Directory is the live agent index. Its methods are safe for concurrent
+// use. New starts nothing; Start loads what the Source holds and follows
+// it; Close stops following.
+type Directory struct {
+	cfg   Config
+	log   *slog.Logger
+	allow map[string]bool
+
+	mu         sync.RWMutex
+	agents     map[string]*entry                        // by agent pubkey
+	defs       map[string]*events.Definition            // by event id
+	claims     map[string]*events.OwnerClaims           // latest per owner
+	reviews    map[string]map[string]*events.Evaluation // agent -> evaluator -> latest
+	reviewByID map[string]*events.Evaluation            // for deletions
+	byOwner    map[string]map[string]bool               // owner -> agents whose profile names it
+	byDef      map[string]map[string]bool               // definition id -> agents running it
+	byCap      map[string]map[string]*entry             // lower-case capability -> agents offering it
+
+	queue  inbox
+	stats  counters
+	life   sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+	unhook func()
+}
+
+// counters are the ingest figures Stats reports.
+type counters struct {
+	ingested, ignored atomic.Uint64
+}
+
+// Stats are ingest counters: events applied, and events ignored (invalid or
+// of no interest).
+type Stats struct {
+	Ingested uint64 `json:"ingested"`
+	Ignored  uint64 `json:"ignored"`
+	Agents   int    `json:"agents"`
+}
+
+// New returns a Directory for cfg (Source is required by Start).
+func New(cfg Config) *Directory {
+	cfg = cfg.withDefaults()
+	d := &Directory{cfg: cfg, log: cfg.Logger, allow: map[string]bool{}}
+	for _, pk := range cfg.Allowlist {
+		if hex, err := events.ParsePubKey(pk); err == nil {
+			d.allow[hex] = true
+		}
+	}
+	if cfg.Trust == nil {
+		d.cfg.Trust = d.DefaultTrust
+	}
+	d.reset()
+	d.queue.signal = make(chan struct{}, 1)
+	return d
+}
+
+// reset empties the index.
+func (d *Directory) reset() {
+	d.agents = map[string]*entry{}
+	d.defs = map[string]*events.Definition{}
+	d.claims = map[string]*events.OwnerClaims{}
+	d.reviews = map[string]map[string]*events.Evaluation{}
+	d.reviewByID = map[string]*events.Evaluation{}
+	d.byOwner = map[string]map[string]bool{}
+	d.byDef = map[string]map[string]bool{}
+	d.byCap = map[string]map[string]*entry{}
+}
+
+// Start follows the Source (events stored from now on are queued), loads
+// what it already holds, and starts the goroutine that applies the queue.
+// Close stops it; ctx bounds the initial load and the goroutine's life.
+func (d *Directory) Start(ctx context.Context) error {
+	d.life.Lock()
+	defer d.life.Unlock()
+	if d.cfg.Source == nil {
+		return fmt.Errorf("directory: no source")
+	}
+	if d.done != nil {
+		return ErrAlreadyStarted
+	}
+	d.unhook = d.cfg.Source.OnStored(d.queue.push)
+	if err := d.load(ctx); err != nil {
+		d.unhook()
+		return err
+	}
+	d.log.Info("directory loaded", "agents", d.Stats().Agents)
+	runCtx, cancel := context.WithCancel(ctx)
+	d.cancel, d.done = cancel, make(chan struct{})
+	go d.run(runCtx, d.done)
+	return nil
+}
+
+// Close stops following the Source and waits for the goroutine to end. The
+// index stays readable. Closing twice, or before Start, is a no-op.
+func (d *Directory) Close() error {
+	d.life.Lock()
+	defer d.life.Unlock()
+	if d.done == nil {
+		return nil
+	}
+	d.unhook()
+	d.cancel()
+	<-d.done
+	d.done = nil
+	return nil
+}
+
+// run applies queued events until ctx ends.
+func (d *Directory) run(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.queue.signal:
+			for _, evt := range d.queue.drain() {
+				d.ingest(evt)
+			}
+		}
+	}
+}
+
+// Get returns the agent with hex pubkey (or npub) id.
+func (d *Directory) Get(id string) (Agent, bool) {
+	hex, err := events.ParsePubKey(id)
+	if err != nil {
+		return Agent{}, false
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	e := d.agents[hex]
+	if e == nil || !e.known() {
+		return Agent{}, false
+	}
+	return e.snapshot(d.cfg.Now(), d.cfg.HeartbeatTTL), true
+}
+
+// All returns every agent, available or not, sorted by id.
+func (d *Directory) All() []Agent {
+	now := d.cfg.Now()
+	d.mu.RLock()
+	out := make([]Agent, 0, len(d.agents))
+	for _, e := range d.agents {
+		if e.known() {
+			out = append(out, e.snapshot(now, d.cfg.HeartbeatTTL))
+		}
+	}
+	d.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Agent) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Stats returns the ingest counters and the number of agents listed.
+func (d *Directory) Stats() Stats {
+	d.mu.RLock()
+	n := 0
+	for _, e := range d.agents {
+		if e.known() {
+			n++
+		}
+	}
+	d.mu.RUnlock()
+	return Stats{Ingested: d.stats.ingested.Load(), Ignored: d.stats.ignored.Load(), Agents: n}
+}
+
+// inbox is an unbounded queue: push never blocks the storing goroutine.
+type inbox struct {
+	mu      sync.Mutex
+	pending []*nostr.Event
+	signal  chan struct{}
+}
+
+// push queues evt if it is of a kind the directory reads.
+func (q *inbox) push(evt *nostr.Event) {
+	if !relevant(evt) {
+		return
+	}
+	q.mu.Lock()
+	q.pending = append(q.pending, evt)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+// drain takes everything queued.
+func (q *inbox) drain() []*nostr.Event {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.pending
+	q.pending = nil
+	return out
+}

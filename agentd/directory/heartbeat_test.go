@@ -1,0 +1,140 @@
+package directory_test
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/events"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+func TestDirectory_HeartbeatsDecideAvailability(t *testing.T) {
+	rel, clk := openRelay(t), newClock()
+	d := startDir(t, rel, clk, directory.Config{HeartbeatTTL: 90 * time.Second})
+	a, b := newKey(t), newKey(t)
+	status := map[string]directory.Status{
+		a.pk: {Capacity: 4, Load: 1, Capabilities: []string{"code.review"}},
+		b.pk: {Capacity: 2, Capabilities: []string{"code.review"}},
+	}
+	keys := map[string]string{a.pk: a.sk, b.pk: b.sk}
+	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
+		Agents:  func() []string { return []string{a.pk, b.pk} },
+		Keys:    func(pk string) (string, error) { return keys[pk], nil },
+		Status:  func(pk string) directory.Status { return status[pk] },
+		Publish: rel.Publish, Now: clk.Now, Logger: quiet,
+	})
+	if err := hb.Beat(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := agentWhere(t, d, a.pk, "a available", func(x directory.Agent) bool { return x.Available })
+	if got.Status != "active" || got.Load != 1 || got.Capacity != 4 || !slices.Equal(got.Capabilities, []string{"code.review"}) {
+		t.Errorf("a = %+v", got)
+	}
+	if got.LastHeartbeat.Unix() != clk.Now().Unix() {
+		t.Errorf("last heartbeat %v, want %v", got.LastHeartbeat, clk.Now())
+	}
+	agentWhere(t, d, b.pk, "b available", func(x directory.Agent) bool { return x.Available })
+	if hits := d.Search(directory.Query{Capabilities: []string{"code.review"}}); len(hits) != 2 {
+		t.Fatalf("search before silence: %v", ids(hits))
+	}
+
+	// b keeps beating, a falls silent: past the TTL a is unavailable and out of the ranking.
+	clk.Advance(60 * time.Second)
+	beat(t, rel, b, clk.Now(), status[b.pk])
+	clk.Advance(31 * time.Second)
+	agentWhere(t, d, b.pk, "b's second heartbeat", func(x directory.Agent) bool { return x.LastHeartbeat.Equal(clk.Now().Add(-31 * time.Second)) })
+	if x, _ := d.Get(a.pk); x.Available {
+		t.Errorf("a still available %s after its last heartbeat", 91*time.Second)
+	}
+	if hits := d.Search(directory.Query{Capabilities: []string{"code.review"}}); !slices.Equal(ids(hits), []string{b.pk}) {
+		t.Errorf("search after a's silence = %v, want only b", ids(hits))
+	}
+	all := d.Search(directory.Query{Capabilities: []string{"code.review"}, IncludeUnavailable: true})
+	if !slices.Equal(ids(all), []string{b.pk, a.pk}) || all[1].Available {
+		t.Errorf("with unavailable: %v, want b then a (unavailable)", ids(all))
+	}
+
+	// a comes back; then both leave cleanly with offline heartbeats.
+	if err := hb.Beat(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	agentWhere(t, d, a.pk, "a back", func(x directory.Agent) bool { return x.Available })
+	clk.Advance(time.Second)
+	if err := hb.Offline(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []key{a, b} {
+		agentWhere(t, d, k.pk, "offline", func(x directory.Agent) bool { return !x.Available && x.Status == "offline" })
+	}
+	if hits := d.Search(directory.Query{}); len(hits) != 0 {
+		t.Errorf("search after both left: %v", ids(hits))
+	}
+}
+
+func TestDirectory_HeartbeatExpirationEndsAvailability(t *testing.T) {
+	rel, clk := openRelay(t), newClock()
+	d := startDir(t, rel, clk, directory.Config{HeartbeatTTL: time.Hour})
+	a := newKey(t)
+	evt, err := directory.BuildHeartbeat(a.sk, directory.Status{}, clk.Now(), 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rel.Publish(context.Background(), evt); err != nil {
+		t.Fatal(err)
+	}
+	agentWhere(t, d, a.pk, "available", func(x directory.Agent) bool { return x.Available })
+	clk.Advance(30 * time.Second)
+	if x, _ := d.Get(a.pk); x.Available {
+		t.Error("available at its heartbeat's NIP-40 expiration, though the TTL is longer")
+	}
+}
+
+func TestHeartbeater_StartBeatsOnItsInterval(t *testing.T) {
+	rel, clk := openRelay(t), newClock()
+	d := startDir(t, rel, clk, directory.Config{})
+	a := newKey(t)
+	var published atomic.Int32
+	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
+		Interval: 5 * time.Millisecond,
+		Agents:   func() []string { return []string{a.pk} },
+		Keys:     func(string) (string, error) { return a.sk, nil },
+		Status:   func(string) directory.Status { return directory.Status{Status: events.StatusBusy} },
+		Publish: func(ctx context.Context, evt *nostr.Event) error {
+			published.Add(1)
+			return rel.Publish(ctx, evt)
+		},
+		Now: clk.Now, Logger: quiet,
+	})
+	if err := hb.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "three rounds", func() bool { return published.Load() >= 3 })
+	if err := hb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n := published.Load()
+	agentWhere(t, d, a.pk, "busy agent listed", func(x directory.Agent) bool { return x.Status == "busy" && x.Available })
+	if err := hb.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if published.Load() != n {
+		t.Error("published after Close")
+	}
+}
+
+func TestHeartbeater_RefusesAKeyOfAnotherAgent(t *testing.T) {
+	a, b := newKey(t), newKey(t)
+	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
+		Agents:  func() []string { return []string{a.pk} },
+		Keys:    func(string) (string, error) { return b.sk, nil },
+		Status:  func(string) directory.Status { return directory.Status{} },
+		Publish: func(context.Context, *nostr.Event) error { t.Error("published"); return nil },
+	})
+	if err := hb.Beat(context.Background()); err == nil {
+		t.Error("a heartbeat signed with another agent's key was accepted")
+	}
+}

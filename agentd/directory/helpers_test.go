@@ -1,0 +1,162 @@
+package directory_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/relay"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// clock is an injected clock tests move by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Now().Truncate(time.Second)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// openRelay opens a real relay in a temporary directory.
+func openRelay(t testing.TB) *relay.Relay {
+	t.Helper()
+	r, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r.Close(ctx)
+	})
+	return r
+}
+
+// startDir starts a directory over rel with clk (and cfg's other fields).
+func startDir(t testing.TB, rel *relay.Relay, clk *clock, cfg directory.Config) *directory.Directory {
+	t.Helper()
+	cfg.Source, cfg.Now, cfg.Logger = rel, clk.Now, quiet
+	d := directory.New(cfg)
+	if err := d.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// testEnv is a relay and a clock.
+type testEnv struct {
+	rel *relay.Relay
+	clk *clock
+}
+
+func newEnv(t testing.TB) testEnv { return testEnv{rel: openRelay(t), clk: newClock()} }
+
+// key is a test identity.
+type key struct{ sk, pk string }
+
+func newKey(t testing.TB) key {
+	t.Helper()
+	sk := nostr.GeneratePrivateKey()
+	pk, err := nostr.GetPublicKey(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key{sk, pk}
+}
+
+// publish signs tmpl with k at created_at and publishes it to rel.
+func publish(t testing.TB, rel *relay.Relay, k key, at time.Time, tmpl nostr.Event) *nostr.Event {
+	t.Helper()
+	tmpl.CreatedAt = nostr.Timestamp(at.Unix())
+	if err := tmpl.Sign(k.sk); err != nil {
+		t.Fatal(err)
+	}
+	if err := rel.Publish(context.Background(), &tmpl); err != nil {
+		t.Fatalf("publish kind %d: %v", tmpl.Kind, err)
+	}
+	return &tmpl
+}
+
+// botProfile publishes agent's kind 0 naming owner and def (either may be "").
+func botProfile(t testing.TB, rel *relay.Relay, agent key, at time.Time, name, owner, def string) {
+	t.Helper()
+	p := &events.Profile{Bot: true, Name: name, Owner: owner, DefinitionID: def}
+	publish(t, rel, agent, at, p.Template())
+}
+
+// claims publishes owner's kind 14199 listing agents.
+func claims(t testing.TB, rel *relay.Relay, owner key, at time.Time, agents ...string) {
+	t.Helper()
+	c := &events.OwnerClaims{Agents: agents}
+	publish(t, rel, owner, at, c.Template())
+}
+
+// beat publishes agent's heartbeat at clk's time.
+func beat(t testing.TB, rel *relay.Relay, agent key, at time.Time, s directory.Status) *nostr.Event {
+	t.Helper()
+	evt, err := directory.BuildHeartbeat(agent.sk, s, at, 3*directory.DefaultHeartbeatInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rel.Publish(context.Background(), evt); err != nil {
+		t.Fatalf("publish heartbeat: %v", err)
+	}
+	return evt
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		<-tick.C
+	}
+}
+
+// agentWhere polls until d lists id and ok(agent) holds, and returns it.
+func agentWhere(t testing.TB, d *directory.Directory, id, what string, ok func(directory.Agent) bool) directory.Agent {
+	t.Helper()
+	var a directory.Agent
+	eventually(t, what, func() bool {
+		var found bool
+		a, found = d.Get(id)
+		return found && ok(a)
+	})
+	return a
+}
+
+// ids returns the agents' ids in order.
+func ids(agents []directory.Agent) []string {
+	out := make([]string, len(agents))
+	for i, a := range agents {
+		out[i] = a.ID
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
