@@ -178,3 +178,36 @@ func apiError(status int, body []byte) error {
 	e.Status = status
 	return &e
 }
+
+// Caps lists the capabilities installed on the agent.
+func (c *Client) Caps(ctx context.Context, agent string) ([]InstalledCap, error) {
+	var out struct {
+		Caps []InstalledCap `json:"caps"`
+	}
+	err := c.do(ctx, http.MethodGet, agentPath(agent, "/caps"), nil, &out)
+	return out.Caps, err
+}
+
+// InstallCap installs a capability package on the agent (see Daemon.InstallCap).
+func (c *Client) InstallCap(ctx context.Context, agent string, req CapInstallRequest) (CapChange, error) {
+	var out CapChange
+	return out, c.do(ctx, http.MethodPost, agentPath(agent, "/caps"), req, &out)
+}
+
+// UpgradeCap moves an installed capability to another version (see Daemon.UpgradeCap).
+func (c *Client) UpgradeCap(ctx context.Context, agent, capRef string, req CapUpgradeRequest) (CapChange, error) {
+	var out CapChange
+	return out, c.do(ctx, http.MethodPost, agentPath(agent, "/caps/"+url.PathEscape(strings.TrimSpace(capRef))+"/upgrade"), req, &out)
+}
+
+// RemoveCap uninstalls a capability from the agent (see Daemon.RemoveCap).
+func (c *Client) RemoveCap(ctx context.Context, agent, capRef string) (CapChange, error) {
+	var out CapChange
+	return out, c.do(ctx, http.MethodDelete, agentPath(agent, "/caps/"+url.PathEscape(strings.TrimSpace(capRef))), nil, &out)
+}
+
+// Chat sends one message to the agent (see Daemon.Chat).
+func (c *Client) Chat(ctx context.Context, agent, conversation, message string) (ChatReply, error) {
+	var out ChatReply
+	return out, c.do(ctx, http.MethodPost, agentPath(agent, "/chat"), ChatRequest{Conversation: conversation, Message: message}, &out)
+}

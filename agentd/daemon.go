@@ -2,6 +2,7 @@ package agentd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -58,6 +59,27 @@ type Config struct {
 	// installed, removed, upgraded or nudged, or a recomposition that saw
 	// new lessons, authors or owners. agentd/peers' Refresh fits.
 	OnInterestsChange func()
+
+	// State is the Agent State Model runtime (*state.Runtime satisfies
+	// it). It runs the state.* tools of the agents' capabilities, keeps
+	// their conversation logs and receives installed packages' schemas.
+	// Nil: state.* tools fail with EXECUTION_FAILED and chat keeps no log.
+	State StateRuntime
+	// Schemas checks an ASM schema declared by capability capID before a
+	// package is installed; nil: agentd/state/schema.Parse (the check the
+	// runtime's Register makes).
+	Schemas func(capID string, raw json.RawMessage) error
+	// Capabilities resolves capability references (did:nuwa:cap:name[@ver],
+	// name[@ver], naddr) to kind-30199 events for agent cap install and
+	// upgrade; nil: a capabilities/registry over Store.
+	Capabilities CapResolver
+	// Bindings runs the tools packages bind (http_get, http_post,
+	// mcp_service, nuwa_a2a): RunnerBindings(*bindings.Runner) fits. Nil:
+	// such tools fail with EXECUTION_FAILED.
+	Bindings BindingCaller
+	// Model is the chat model (*llm.Client satisfies it). Nil: Chat fails
+	// with llm.ErrNoModel; nothing else needs a model.
+	Model ChatModel
 }
 
 // Daemon runs the agents installed on a node: it keeps their keys and
@@ -78,6 +100,8 @@ type Daemon struct {
 	closed bool
 
 	live *live // dirty tracking and compositions
+
+	caps *capsState // installed capabilities, routers, chat histories (caps_store.go)
 
 	interests atomic.Bool // Interests may have changed since OnInterestsChange was last called
 
@@ -108,6 +132,7 @@ func Open(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	agents := d.reg.list()
 	d.live = newLive(agents)
+	d.caps = newCapsState(cfg)
 	d.queueAutoUpgrades(agents) // and wakes the loop: first compositions
 	if cfg.Notifier != nil {
 		d.unhook = cfg.Notifier.OnStored(d.onStored)

@@ -3,6 +3,8 @@ package agentd
 import (
 	"errors"
 	"net/http"
+
+	"github.com/agentnode/agentnode/capabilities/llm"
 )
 
 // Sentinel errors. Every error the Daemon returns for a caller's mistake
@@ -29,6 +31,19 @@ var (
 	ErrUnknownTool = errors.New("unknown tool")
 	// ErrUnauthorized: an HTTP write without the node's API token.
 	ErrUnauthorized = errors.New("missing or wrong API token")
+	// ErrCapNotFound: no published capability package matches the reference.
+	ErrCapNotFound = errors.New("capability not found")
+	// ErrCapNotInstalled: the agent has no such capability installed.
+	ErrCapNotInstalled = errors.New("capability not installed on this agent")
+	// ErrCapRefused: a package that is unsigned, tampered with or invalid.
+	ErrCapRefused = errors.New("capability package refused")
+	// ErrCapInstalled: another version of the capability is installed (upgrade it).
+	ErrCapInstalled = errors.New("another version of the capability is installed")
+	// ErrPermissionsAdded: an upgrade asks for permissions the installed
+	// version did not have, and they were not accepted.
+	ErrPermissionsAdded = errors.New("the new version asks for more permissions")
+	// ErrModelFailed: the chat model failed (provider error, step limit).
+	ErrModelFailed = errors.New("the model failed")
 	// ErrClosed: the daemon is closed.
 	ErrClosed = errors.New("agentd: closed")
 	// ErrInternal: anything else; details are logged, not returned over HTTP.
@@ -54,6 +69,13 @@ var errorCodes = []errorCode{
 	{ErrToolDenied, "tool_denied", http.StatusForbidden},
 	{ErrUnknownTool, "unknown_tool", http.StatusNotFound},
 	{ErrUnauthorized, "unauthorized", http.StatusUnauthorized},
+	{ErrCapNotFound, "cap_not_found", http.StatusNotFound},
+	{ErrCapNotInstalled, "cap_not_installed", http.StatusNotFound},
+	{ErrCapRefused, "cap_refused", http.StatusUnprocessableEntity},
+	{ErrCapInstalled, "cap_installed", http.StatusConflict},
+	{ErrPermissionsAdded, "permissions_added", http.StatusConflict},
+	{llm.ErrNoModel, "no_model", http.StatusServiceUnavailable},
+	{ErrModelFailed, "model_failed", http.StatusBadGateway},
 	{ErrClosed, "closed", http.StatusServiceUnavailable},
 	{ErrInternal, "internal", http.StatusInternalServerError},
 }

@@ -33,6 +33,11 @@ const maxBody = 1 << 20
 //	POST   /api/agents/{agent}/nudges           {"nudge": REF} -> NudgeChange
 //	DELETE /api/agents/{agent}/nudges/{nudge}   NudgeChange
 //	POST   /api/agents/{agent}/lessons          {"title","category","content"} -> the signed kind 4129 (201)
+//	GET    /api/agents/{agent}/caps             {"caps": [InstalledCap]}
+//	POST   /api/agents/{agent}/caps             CapInstallRequest -> CapChange (201 installed, 200 already)
+//	POST   /api/agents/{agent}/caps/{cap}/upgrade  CapUpgradeRequest -> CapChange
+//	DELETE /api/agents/{agent}/caps/{cap}       CapChange
+//	POST   /api/agents/{agent}/chat             {"conversation","message"} -> ChatReply
 //
 // {agent} is an npub, hex pubkey or unambiguous name. Errors are
 // {"error": message, "code": code} with the codes of APIError.
@@ -49,6 +54,11 @@ func (d *Daemon) Handler() http.Handler {
 	mux.HandleFunc("POST /api/agents/{agent}/nudges", d.handleAddNudge)
 	mux.HandleFunc("DELETE /api/agents/{agent}/nudges/{nudge}", d.handleRemoveNudge)
 	mux.HandleFunc("POST /api/agents/{agent}/lessons", d.handleLearn)
+	mux.HandleFunc("GET /api/agents/{agent}/caps", d.handleCaps)
+	mux.HandleFunc("POST /api/agents/{agent}/caps", d.handleInstallCap)
+	mux.HandleFunc("POST /api/agents/{agent}/caps/{cap}/upgrade", d.handleUpgradeCap)
+	mux.HandleFunc("DELETE /api/agents/{agent}/caps/{cap}", d.handleRemoveCap)
+	mux.HandleFunc("POST /api/agents/{agent}/chat", d.handleChat)
 	return d.requireToken(mux)
 }
 

@@ -1,6 +1,9 @@
 package acp
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"regexp"
+)
 
 // Package is one parsed Agent Capability Package (.acp.yaml, Nuwa NIP-7).
 // Raw is the file exactly as read: it is what is hashed, signed and
@@ -12,12 +15,16 @@ type Package struct {
 	Prompt   string             `json:"prompt,omitempty"` // the capability's prompt template
 	Tools    []Tool             `json:"tools,omitempty"`  // OpenAI function definitions
 	Bindings map[string]Binding `json:"tool_bindings,omitempty"`
+
+	name, version string                     // from Metadata.ID
+	schemaURI     string                     // the schema's $id
+	params        map[string]json.RawMessage // tool name -> parameters with #/schema inlined
 }
 
 // Metadata is the package's metadata section.
 type Metadata struct {
-	ID          string       `json:"id"`      // did:nuwa:cap:<name>@<semver>
-	Name        string       `json:"name"`    // display name
+	ID          string       `json:"id"`   // did:nuwa:cap:<name>@<semver>
+	Name        string       `json:"name"` // display name
 	Description string       `json:"description,omitempty"`
 	Triggers    []Trigger    `json:"triggers,omitempty"`
 	MemoryScope string       `json:"memory_scope,omitempty"` // sc:<name>
@@ -31,7 +38,16 @@ type Metadata struct {
 type Trigger struct {
 	Type  string `json:"type"` // regex | keyword | embedding
 	Value string `json:"value"`
+
+	re *regexp.Regexp // regex triggers, compiled by Parse
 }
+
+// Trigger types.
+const (
+	TriggerRegex     = "regex"
+	TriggerKeyword   = "keyword"
+	TriggerEmbedding = "embedding"
+)
 
 // Permissions lists what the capability may do: state.* verbs and
 // storage.large.

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	commands["agent"] = command{"install and run agents on the node: install, list, show, upgrade, nudge, learn, remove", group("agent", map[string]command{
+	commands["agent"] = command{"install and run agents on the node: install, list, show, upgrade, nudge, learn, remove, cap", group("agent", map[string]command{
 		"install": {"instantiate an agent from a definition (new keypair, kind 0)", runAgentInstall},
 		"list":    {"list the agents installed on the node", runAgentList},
 		"show":    {"show an agent; --effective: its prompt, tools and lessons", runAgentShow},
@@ -25,6 +25,7 @@ func init() {
 			"remove": {"detach a nudge from an agent", func(ctx context.Context, m *Main, args []string) error { return runAgentNudge(ctx, m, "remove", args) }},
 		})},
 		"learn": {"make an agent publish a lesson (kind 4129) signed with its own key", runAgentLearn},
+		"cap":   agentCapCommand,
 	})}
 }
 

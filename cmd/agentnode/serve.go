@@ -63,7 +63,8 @@ type ServeCommand struct {
 	peersDone   <-chan struct{}
 	stopPeers   context.CancelFunc
 
-	asm *serveState // the Agent State Model runtime and replicators (serve_state.go)
+	asm *serveState   // the Agent State Model runtime and replicators (serve_state.go)
+	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_runtime.go)
 
 	file *serveFile // --config as read by ParseFlags (serve_config.go)
 }
@@ -135,13 +136,21 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		c.relay.Close(ctx)
 		return err
 	}
-	if err := c.openDaemon(ctx, logger); err != nil {
+	if err := c.openRuntime(logger); err != nil {
 		c.closeState(ctx)
 		c.relay.Close(ctx)
 		return err
 	}
+	if err := c.openDaemon(ctx, logger); err != nil {
+		c.closeRuntime(ctx)
+		c.closeState(ctx)
+		c.relay.Close(ctx)
+		return err
+	}
+	c.openDirectory(logger)
 	c.ln, err = net.Listen("tcp", c.Config.Listen)
 	if err != nil {
+		c.closeRuntime(ctx)
 		c.closeState(ctx)
 		c.daemon.Close(ctx)
 		c.relay.Close(ctx)
@@ -161,6 +170,9 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 	peerCtx, stop := context.WithCancel(context.Background())
 	c.stopPeers, c.peersDone = stop, c.runPeers(peerCtx)
 	c.startState()
+	if err := c.startRuntime(ctx, slog.Default()); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- c.server.Serve(c.ln) }()
 	select {
@@ -182,6 +194,7 @@ func (c *ServeCommand) Close(ctx context.Context) error {
 		}
 	}
 	c.closePeers(ctx)
+	errs = append(errs, c.closeRuntime(ctx))
 	errs = append(errs, c.closeState(ctx))
 	if c.daemon != nil {
 		errs = append(errs, c.daemon.Close(ctx))
@@ -231,8 +244,10 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 	if _, err := lessons.NewPolicy(trust); err != nil {
 		return usagef("serve: %v", err)
 	}
-	c.daemon, err = agentd.Open(ctx, agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
-		Trust: trust, Passphrase: pass, Logger: logger, OnInterestsChange: c.refreshPeers})
+	cfg := agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
+		Trust: trust, Passphrase: pass, Logger: logger, OnInterestsChange: c.refreshPeers}
+	c.daemonRuntime(&cfg)
+	c.daemon, err = agentd.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}

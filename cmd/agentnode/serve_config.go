@@ -15,11 +15,17 @@ import (
 
 // serveFile is serve's --config file (JSON), as read by ParseFlags:
 //
-//	{"trust": {"enable": [...], "disable": [...], "allowlist": [...], "follow_hop": false}}
+//	{"trust":    {"enable": [...], "disable": [...], "allowlist": [...], "follow_hop": false},
+//	 "model":    {"base_url": "http://localhost:11434/v1", "model": "llama3.1", "api_key_env": "OPENAI_API_KEY"},
+//	 "bindings": {"allow_private": false, "allow_hosts": ["intranet.example"],
+//	              "mcp": {"did:nuwa:mcp:webscraper:version1": {"command": ["node", "server.js"], "env": ["K=V"]},
+//	                      "did:nuwa:mcp:vision": {"url": "https://mcp.example/mcp"}}}}
 //
 // Every key is optional; an unknown key, at any level, is refused.
 type serveFile struct {
-	Trust lessons.Config `json:"trust"`
+	Trust    lessons.Config `json:"trust"`
+	Model    serveModel     `json:"model"`
+	Bindings serveBindings  `json:"bindings"`
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -28,7 +34,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust"},
+	"":      {"trust", "model", "bindings"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -58,6 +64,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return fmt.Errorf("not a JSON object: %v", err)
 	}
 	if err := checkKeys("", top); err != nil {
+		return err
+	}
+	if err := parseRuntimeSections(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]

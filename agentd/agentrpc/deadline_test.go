@@ -1,0 +1,56 @@
+package agentrpc_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/agentnode/agentnode/agentd/agentrpc"
+	"github.com/agentnode/agentnode/agentd/tasks"
+)
+
+// stuck is a Messenger that never answers before its context ends.
+type stuck struct{ started chan struct{} }
+
+func (s stuck) Message(ctx context.Context, agent, conversation, text string) (string, error) {
+	s.started <- struct{}{}
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// TestDelegate_DeadlineExpires: a task still running when its deadline
+// passes (on the task store's injected clock) is expired by the store's
+// deadline goroutine, and stays expired when the agent gives up later.
+func TestDelegate_DeadlineExpires(t *testing.T) {
+	f := newFixture(t)
+	clk := &clock{now: time.Now().UTC()}
+	st := openTasks(t, t.TempDir(), clk.Now)
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	if err := st.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	agent := stuck{started: make(chan struct{}, 1)}
+	svc := agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: st, Messenger: agent, Local: localSet(alice, bob), Logger: quiet})
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+
+	deadline := clk.Now().Add(time.Minute)
+	var res agentrpc.DelegateResult
+	mustCall(t, srv.URL, "agent/delegate", map[string]any{"target": bob.pk, "task": map[string]any{
+		"requirements": map[string]any{"constraints": map[string]any{"deadline": deadline}}, "payload": map[string]any{"text": "slow"}}}, &res)
+	<-agent.started
+	if got, _ := st.Get(ctx, res.Task.ID); got.Status != tasks.StatusRunning {
+		t.Fatalf("status before the deadline = %s, want running", got.Status)
+	}
+	clk.Advance(2 * time.Minute)
+	got, err := st.Wait(ctx, res.Task.ID)
+	if err != nil || got.Status != tasks.StatusExpired {
+		t.Fatalf("after the deadline: %+v, %v; want expired", got, err)
+	}
+	svc.Close() // the stuck agent gives up now
+	if got, _ := st.Get(ctx, res.Task.ID); got.Status != tasks.StatusExpired {
+		t.Fatalf("after the agent gave up: %s, want still expired", got.Status)
+	}
+}

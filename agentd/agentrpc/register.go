@@ -1,0 +1,162 @@
+package agentrpc
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/agentd/tasks"
+	"github.com/agentnode/agentnode/events"
+)
+
+type registerParams struct {
+	Agent struct {
+		ID string `json:"id"`
+	} `json:"agent"`
+	// Proof is the agent's signed kind 30333 heartbeat (status active or
+	// busy, fresh, the ACP agent object as content): it proves the caller
+	// holds the agent's key. It is what the directory lists and publishes.
+	Proof *nostr.Event `json:"proof"`
+}
+
+// RegisterResult is agent/register's answer (the spec's Appendix B, plus
+// the directory entry).
+type RegisterResult struct {
+	Status       string          `json:"status"` // "registered"
+	Directory    string          `json:"directory"`
+	Agent        directory.Agent `json:"agent"`
+	Capabilities struct {
+		Agent AgentCapabilities `json:"agent"`
+	} `json:"capabilities"`
+}
+
+func (s *Service) agentRegister(ctx context.Context, params json.RawMessage) (any, error) {
+	var p registerParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Proof == nil {
+		return nil, invalidPayload("proof (the agent's signed kind 30333 registration) is required")
+	}
+	if p.Agent.ID != "" {
+		id, err := agentID("agent.id", p.Agent.ID)
+		if err != nil {
+			return nil, err
+		}
+		if id != p.Proof.PubKey {
+			return nil, invalidPayload("agent.id is not the key that signed the proof")
+		}
+	}
+	if err := s.checkRevoked(p.Proof.PubKey); err != nil {
+		return nil, err
+	}
+	a, err := s.cfg.Directory.Register(ctx, p.Proof)
+	if err != nil {
+		return nil, err
+	}
+	res := RegisterResult{Status: "registered", Directory: "agent://directory", Agent: a}
+	res.Capabilities.Agent = AgentCapabilities{Discovery: true, Evaluation: true, Coordination: true, Monitoring: true, Protocols: Protocols}
+	return res, nil
+}
+
+type unregisterParams struct {
+	AgentID string       `json:"agentId"`
+	Proof   *nostr.Event `json:"proof"` // the agent's signed kind 30333 with status "offline"
+}
+
+func (s *Service) agentUnregister(ctx context.Context, params json.RawMessage) (any, error) {
+	var p unregisterParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	id, err := agentID("agentId", p.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	if p.Proof == nil {
+		return nil, invalidPayload(`proof (the agent's signed kind 30333, status "offline") is required`)
+	}
+	if err := s.checkRevoked(id); err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Directory.Unregister(ctx, id, p.Proof); err != nil {
+		return nil, err
+	}
+	return map[string]string{"status": "unregistered", "agentId": id}, nil
+}
+
+type heartbeatParams struct {
+	AgentID string       `json:"agentId"`
+	Status  string       `json:"status"`
+	Proof   *nostr.Event `json:"proof"` // the signed kind 30333 this heartbeat is
+}
+
+// agentHeartbeat records a heartbeat. Sent as a notification (the spec's
+// way) it is never answered, and a heartbeat without a proof is only
+// logged: availability comes from signed kind 30333 events. Sent as a
+// request it is answered {"status": "ok"} or with the error.
+func (s *Service) agentHeartbeat(ctx context.Context, params json.RawMessage) (any, error) {
+	var p heartbeatParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	id, err := agentID("agentId", p.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkRevoked(id); err != nil {
+		return nil, err
+	}
+	if p.Proof == nil {
+		s.log.Debug("agent/heartbeat without proof ignored", "agent", id, "status", p.Status)
+		return map[string]string{"status": "ignored"}, nil
+	}
+	if p.Proof.PubKey != id {
+		return nil, invalidPayload("agentId is not the key that signed the proof")
+	}
+	if p.Status == events.StatusOffline {
+		err = s.cfg.Directory.Unregister(ctx, id, p.Proof)
+	} else {
+		_, err = s.cfg.Directory.Register(ctx, p.Proof)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"status": "ok"}, nil
+}
+
+type errorParams struct {
+	Error struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Details json.RawMessage `json:"details"`
+	} `json:"error"`
+	Meta Meta `json:"_meta"`
+}
+
+// agentError receives an agent's error report (normally a notification).
+// When _meta.correlationId names an unfinished task, the task fails with
+// the reported message; the report is logged either way.
+func (s *Service) agentError(ctx context.Context, params json.RawMessage) (any, error) {
+	var p errorParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Error.Message == "" {
+		return nil, invalidPayload("error.message is required")
+	}
+	s.log.Info("agent/error", "code", p.Error.Code, "message", p.Error.Message, "correlationId", p.Meta.CorrelationID)
+	res := map[string]any{"status": "received"}
+	if p.Meta.CorrelationID == "" {
+		return res, nil
+	}
+	t, err := s.cfg.Tasks.Transition(ctx, p.Meta.CorrelationID, tasks.StatusFailed, func(t *tasks.Task) {
+		t.Error = "agent/error: " + p.Error.Message
+	})
+	if err == nil {
+		res["taskId"], res["taskStatus"] = t.ID, t.Status
+	}
+	return res, nil
+}

@@ -1,0 +1,246 @@
+package agentrpc
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/consent"
+	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/agentd/tasks"
+	"github.com/agentnode/agentnode/capabilities/llm"
+	"github.com/agentnode/agentnode/jsonrpc"
+)
+
+// Directory is what the endpoint needs of the agent directory
+// (*directory.Directory satisfies it).
+type Directory interface {
+	Search(q directory.Query) []directory.Agent
+	Get(id string) (directory.Agent, bool)
+	Metrics(id string) (directory.Metrics, bool)
+	Register(ctx context.Context, proof *nostr.Event) (directory.Agent, error)
+	Unregister(ctx context.Context, agentID string, proof *nostr.Event) error
+	Evaluate(ctx context.Context, evaluatorSK, agent string, score float64, review, ref string) (*nostr.Event, error)
+}
+
+// Messenger runs a local agent on one message (the router and model loop:
+// (*agentd.Daemon).Chat behind an adapter) and returns its answer.
+type Messenger interface {
+	Message(ctx context.Context, agent, conversation, text string) (string, error)
+}
+
+// Caller calls an agent on another node over kind 25910
+// (*nostrrpc.Client satisfies it). fromAgent must be a local agent.
+type Caller interface {
+	CallAgent(ctx context.Context, fromAgent, target, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// Model completes a conversation (*llm.Client satisfies it).
+type Model interface {
+	Complete(ctx context.Context, req llm.Request) (*llm.Response, error)
+}
+
+// Consent is the owner's say (*consent.Consent satisfies it).
+type Consent interface {
+	Check(ctx context.Context, req consent.Request, approvalID string) error
+	Wait(ctx context.Context, approvalID string) error
+	Revoked(agent string) bool
+}
+
+// DefaultTimeout bounds a delegated task without a deadline, and a message.
+const DefaultTimeout = 2 * time.Minute
+
+// Config wires a Service. Directory, Tasks and Messenger are required.
+type Config struct {
+	Directory Directory
+	Tasks     *tasks.Store
+	Messenger Messenger
+	// Consent: nil means no operation needs approval and nobody is revoked.
+	Consent Consent
+	// Caller reaches remote agents; nil: local agents only.
+	Caller Caller
+	// Model serves sampling/createMessage; nil: that method fails with -32008.
+	Model Model
+	// Local reports whether an agent (hex) runs on this node.
+	Local func(agent string) bool
+	// Keys returns a local agent's secret key (agentEvaluate signs with it).
+	Keys func(agent string) (string, error)
+	// Name and Version are the serverInfo initialize returns.
+	Name, Version string
+	// Timeout bounds a message or a task without deadline; 0: DefaultTimeout.
+	Timeout time.Duration
+	// NewID makes correlation ids; nil: random.
+	NewID func() string
+	// Options are the JSON-RPC server's (MapError is set here).
+	Options jsonrpc.Options
+	Logger  *slog.Logger
+}
+
+// Service is the Agent Context Protocol endpoint: a jsonrpc.Server with
+// the agent/*, resources/*, tools/*, sampling/* and initialize methods,
+// and the nostrrpc.Handler remote nodes reach over kind 25910. New starts
+// nothing; Start resumes the tasks left waiting for consent; Close stops
+// every task runner and waits for them.
+type Service struct {
+	cfg Config
+	log *slog.Logger
+	rpc *jsonrpc.Server
+
+	mu     sync.Mutex // ctx, cancel, closed
+	ctx    context.Context
+	cancel context.CancelFunc
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// New returns a Service for cfg with every method registered.
+func New(cfg Config) *Service {
+	cfg = withDefaults(cfg)
+	s := &Service{cfg: cfg, log: cfg.Logger}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	opts := cfg.Options
+	opts.MapError = mapError
+	opts.Logger = cfg.Logger
+	s.rpc = jsonrpc.NewServer(opts)
+	s.register()
+	return s
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = func() string {
+			b := make([]byte, 8)
+			_, _ = rand.Read(b)
+			return hex.EncodeToString(b)
+		}
+	}
+	if cfg.Local == nil {
+		cfg.Local = func(string) bool { return false }
+	}
+	if cfg.Keys == nil {
+		cfg.Keys = func(string) (string, error) { return "", errors.New("no keys") }
+	}
+	if cfg.Name == "" {
+		cfg.Name = "agentnode"
+	}
+	return cfg
+}
+
+func (s *Service) register() {
+	for method, h := range map[string]jsonrpc.Handler{
+		"initialize":                s.initialize,
+		"notifications/initialized": s.ack,
+		"ping":                      s.ping,
+		"agent/register":            s.agentRegister,
+		"agent/unregister":          s.agentUnregister,
+		"agent/heartbeat":           s.agentHeartbeat,
+		"agent/error":               s.agentError,
+		"agent/message":             s.agentMessage,
+		"agent/delegate":            s.agentDelegate,
+		"resources/list":            s.resourcesList,
+		"resources/templates/list":  s.resourceTemplatesList,
+		"resources/read":            s.resourcesRead,
+		"tools/list":                s.toolsList,
+		"tools/call":                s.toolsCall,
+		"sampling/createMessage":    s.samplingCreateMessage,
+	} {
+		s.rpc.Register(method, h)
+	}
+}
+
+// Server is the JSON-RPC server (to Handle messages without HTTP).
+func (s *Service) Server() *jsonrpc.Server { return s.rpc }
+
+// ServeHTTP serves the endpoint: POST application/json (one request or a
+// batch) and WebSocket upgrades. Mount it at /acp.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.rpc.ServeHTTP(w, r) }
+
+// Start resumes what the task store holds from before a restart: tasks
+// waiting for the owner's consent wait again; tasks that were assigned or
+// running fail ("interrupted by a node restart"), since their runner is gone
+// and re-running them could do the work twice.
+func (s *Service) Start(ctx context.Context) error {
+	list, err := s.cfg.Tasks.List(ctx, tasks.Filter{Status: []tasks.Status{tasks.StatusPending, tasks.StatusAssigned, tasks.StatusRunning}})
+	if err != nil {
+		return err
+	}
+	for _, t := range list {
+		if t.Status == tasks.StatusPending && t.ApprovalID != "" {
+			s.goRun(func(ctx context.Context) { s.awaitConsent(ctx, t) })
+			continue
+		}
+		s.fail(ctx, t.ID, "interrupted by a node restart")
+	}
+	return nil
+}
+
+// Close stops every task runner and waits for them. Tasks they were running
+// fail. Closing twice is a no-op.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.cancel()
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+// goRun runs fn in a goroutine owned by s (Close cancels and waits).
+func (s *Service) goRun(fn func(ctx context.Context)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn(s.ctx)
+	}()
+	return true
+}
+
+// revoked reports whether any of the agents is revoked.
+func (s *Service) revoked(agents ...string) (string, bool) {
+	if s.cfg.Consent == nil {
+		return "", false
+	}
+	for _, a := range agents {
+		if a != "" && s.cfg.Consent.Revoked(a) {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// checkRevoked fails with -32005 when any of the agents is revoked.
+func (s *Service) checkRevoked(agents ...string) error {
+	if a, ok := s.revoked(agents...); ok {
+		return agentRevoked(a)
+	}
+	return nil
+}
+
+// check asks consent for req (nil Consent: allowed).
+func (s *Service) check(ctx context.Context, req consent.Request, approvalID string) error {
+	if s.cfg.Consent == nil {
+		return nil
+	}
+	return s.cfg.Consent.Check(ctx, req, approvalID)
+}
+
+var _ Model = (*llm.Client)(nil)

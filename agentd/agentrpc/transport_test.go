@@ -1,0 +1,122 @@
+package agentrpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fasthttp/websocket"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestWebSocket: the same endpoint over a WebSocket: a batch is answered
+// in one frame, a notification not at all (the next frame answers the
+// request sent after it).
+func TestWebSocket(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(f.svc)
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(testWait))
+
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"ACP-1.0"}},
+		{"jsonrpc":"2.0","id":2,"method":"agent/message","params":{"source":"` + alice.pk + `","target":"` + bob.pk + `",
+		 "content":{"type":"request","payload":{"messages":[{"text":"over ws"}]}},"_meta":{"correlationId":"ws-1"}}}]`
+	var got []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	send(t, conn, batch)
+	readJSON(t, conn, &got)
+	if len(got) != 2 || !strings.Contains(string(got[0].Result), `"ACP-1.0"`) ||
+		!strings.Contains(string(got[1].Result), `"bob heard: over ws"`) || !strings.Contains(string(got[1].Result), `"ws-1"`) {
+		t.Fatalf("batch over ws = %+v", got)
+	}
+
+	send(t, conn, `{"jsonrpc":"2.0","method":"agent/heartbeat","params":{"agentId":"`+bob.pk+`","status":"active"}}`)
+	send(t, conn, `{"jsonrpc":"2.0","id":3,"method":"agent/teleport"}`)
+	var one struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	readJSON(t, conn, &one)
+	if one.ID != 3 || one.Error.Code != -32601 {
+		t.Fatalf("after a notification, got %+v; want the answer to id 3 (-32601)", one)
+	}
+}
+
+func send(t *testing.T, conn *websocket.Conn, msg string) {
+	t.Helper()
+	if err := conn.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readJSON(t *testing.T, conn *websocket.Conn, v any) {
+	t.Helper()
+	_, b, err := conn.ReadMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+}
+
+// TestMCPClient: the official go-sdk MCP client, over its streamable HTTP
+// transport, initializes against the endpoint, lists the tools and calls
+// agentSearch.
+func TestMCPClient(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(f.svc)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	defer cs.Close()
+	if got := cs.InitializeResult().ProtocolVersion; got != "2025-06-18" {
+		t.Errorf("negotiated %q, want 2025-06-18", got)
+	}
+	if got := cs.InitializeResult().ServerInfo.Name; got != "agentnode" {
+		t.Errorf("serverInfo.name = %q", got)
+	}
+
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if strings.Join(names, ",") != "agentSearch,taskAssign,agentEvaluate" {
+		t.Fatalf("tools = %v", names)
+	}
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "agentSearch", Arguments: map[string]any{"capabilities": []string{"analysis"}}})
+	if err != nil {
+		t.Fatalf("tools/call agentSearch: %v", err)
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || text.Text != "Found 2 matching agents" {
+		t.Fatalf("agentSearch content = %#v", res.Content)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), bob.pk) || !strings.Contains(string(b), carol.pk) || strings.Contains(string(b), alice.pk) {
+		t.Fatalf("agentSearch agents = %s; want bob and carol only", b)
+	}
+}

@@ -1,0 +1,98 @@
+package agentd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/capabilities/cap"
+	"github.com/agentnode/agentnode/capabilities/llm"
+)
+
+// CapSource is the daemon as a CAP source (capabilities/cap): an agent's
+// capabilities are its installed packages, each a skill plus one tool per
+// package tool (cap.ManifestsFor). Running a tool goes through the agent's
+// executor (Tools: nudges, built-ins, bindings); running a skill is a chat
+// turn with that capability's prompt and tools on input {"message": ...}
+// (it needs a model) and answers {"answer", "steps", "tool_calls"}.
+func (d *Daemon) CapSource() cap.Source { return capSource{d} }
+
+type capSource struct{ d *Daemon }
+
+var _ cap.Source = capSource{}
+
+// capImpl is what Run needs of a capability.
+type capImpl struct {
+	capID string // the package id, did:nuwa:cap:<name>@<version>
+	tool  string // "" for the skill
+}
+
+// Capabilities lists the agent's installed capabilities as CAP manifests.
+func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capability, error) {
+	a, err := s.d.Lookup(agent)
+	if err != nil {
+		return nil, capError(err)
+	}
+	caps, err := s.d.caps.load(a.PubKey)
+	if err != nil {
+		return nil, capError(err)
+	}
+	var out []cap.Capability
+	for _, ic := range caps {
+		p, err := s.d.pkg(a.PubKey, ic)
+		if err != nil {
+			s.d.log.Warn("capability not listed", "agent", a.PubKey, "cap", ic.ID, "err", err)
+			continue
+		}
+		for _, m := range cap.ManifestsFor(p) {
+			impl := capImpl{capID: p.Metadata.ID}
+			if m.Kind == cap.KindTool {
+				_, impl.tool, _ = strings.Cut(m.CapabilityID, "/")
+			}
+			out = append(out, cap.Capability{Manifest: m, Impl: impl})
+		}
+	}
+	return out, nil
+}
+
+// Run runs a tool through the executor, or a skill as a chat turn.
+func (s capSource) Run(ctx context.Context, agent string, c cap.Capability, input json.RawMessage) (json.RawMessage, error) {
+	impl, ok := c.Impl.(capImpl)
+	if !ok {
+		return nil, capabilities.Errorf(capabilities.CodeNotFound, "capability %s is not the agent daemon's", c.Manifest.CapabilityID)
+	}
+	if impl.tool != "" {
+		ts, err := s.d.toolset(ctx, agent, impl.capID)
+		if err != nil {
+			return nil, capError(err)
+		}
+		return ts.CallTool(ctx, impl.tool, input)
+	}
+	return s.runSkill(ctx, agent, impl.capID, input)
+}
+
+// runSkill is one chat turn pinned to the capability, in a conversation of
+// its own (no router, no history).
+func (s capSource) runSkill(ctx context.Context, agent, capID string, input json.RawMessage) (json.RawMessage, error) {
+	var in struct {
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil || strings.TrimSpace(in.Message) == "" {
+		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "a skill takes {\"message\": \"...\"}")
+	}
+	a, err := s.d.Lookup(agent)
+	if err != nil {
+		return nil, capError(err)
+	}
+	res, err := s.d.turn(ctx, a, "", capID, in.Message)
+	if errors.Is(err, llm.ErrNoModel) {
+		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "no model is configured on this node: a skill needs one")
+	}
+	if err != nil {
+		return nil, capError(err)
+	}
+	s.d.logTurn(ctx, a, in.Message, res.Answer)
+	return json.Marshal(map[string]any{"answer": res.Answer, "steps": res.Steps, "tool_calls": toolViews(res.ToolCalls)})
+}

@@ -1,0 +1,190 @@
+package consent
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+)
+
+// Handler is the owner's HTTP API over c, JSON in and out. Every request
+// needs "Authorization: Bearer <token>" (the node's API token): pending
+// approvals describe private operations. Mount it for "/api/consent" and
+// "/api/consent/".
+//
+//	GET    /api/consent[?status=pending]        {"policy", "approvals": [Approval], "revoked": [Revocation]}
+//	POST   /api/consent/approvals/{id}/approve  Approval
+//	POST   /api/consent/approvals/{id}/deny     {"reason"} -> Approval
+//	POST   /api/consent/revoked                 {"agent", "reason"} -> Revocation
+//	DELETE /api/consent/revoked/{agent}         {"agent", "revoked": was it}
+//
+// Errors are {"error": message, "code": code}; codes: unauthorized,
+// bad_request, not_found, decided, internal.
+func Handler(c *Consent, token string, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.Default()
+	}
+	h := &handler{c: c, log: log}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/consent", h.list)
+	mux.HandleFunc("POST /api/consent/approvals/{id}/approve", h.approve)
+	mux.HandleFunc("POST /api/consent/approvals/{id}/deny", h.deny)
+	mux.HandleFunc("POST /api/consent/revoked", h.revoke)
+	mux.HandleFunc("DELETE /api/consent/revoked/{agent}", h.unrevoke)
+	return requireToken(token, mux)
+}
+
+type handler struct {
+	c   *Consent
+	log *slog.Logger
+}
+
+// Overview is GET /api/consent's answer.
+type Overview struct {
+	Policy    Policy       `json:"policy"`
+	Approvals []Approval   `json:"approvals"`
+	Revoked   []Revocation `json:"revoked"`
+}
+
+func (h *handler) list(w http.ResponseWriter, r *http.Request) {
+	st := Status(r.URL.Query().Get("status"))
+	if st != "" && st != StatusPending && st != StatusApproved && st != StatusDenied {
+		writeError(w, h.log, r, http.StatusBadRequest, "bad_request", errors.New("status must be pending, approved or denied"))
+		return
+	}
+	list, err := h.c.List(r.Context(), st)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	rev, err := h.c.RevokedList(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, Overview{Policy: h.c.Policy(), Approvals: list, Revoked: rev})
+}
+
+func (h *handler) approve(w http.ResponseWriter, r *http.Request) {
+	a, err := h.c.Approve(r.Context(), r.PathValue("id"))
+	h.reply(w, r, a, err)
+}
+
+func (h *handler) deny(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Reason string `json:"reason"`
+	}
+	if !h.decode(w, r, &in) {
+		return
+	}
+	a, err := h.c.Deny(r.Context(), r.PathValue("id"), in.Reason)
+	h.reply(w, r, a, err)
+}
+
+func (h *handler) revoke(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Agent  string `json:"agent"`
+		Reason string `json:"reason"`
+	}
+	if !h.decode(w, r, &in) {
+		return
+	}
+	rev, err := h.c.Revoke(r.Context(), in.Agent, in.Reason)
+	h.reply(w, r, rev, err)
+}
+
+func (h *handler) unrevoke(w http.ResponseWriter, r *http.Request) {
+	id, err := AgentID(r.PathValue("agent"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	was, err := h.c.Unrevoke(r.Context(), id)
+	h.reply(w, r, map[string]any{"agent": id, "revoked": was}, err)
+}
+
+func (h *handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		writeError(w, h.log, r, http.StatusBadRequest, "bad_request", errors.New("body: "+err.Error()))
+		return false
+	}
+	return true
+}
+
+func (h *handler) reply(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// fail answers err with its code; unknown errors are logged, not shown.
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		writeError(w, h.log, r, http.StatusNotFound, "not_found", err)
+	case errors.Is(err, ErrDecided):
+		writeError(w, h.log, r, http.StatusConflict, "decided", err)
+	case errors.Is(err, ErrBadAgent):
+		writeError(w, h.log, r, http.StatusBadRequest, "bad_request", err)
+	default:
+		writeError(w, h.log, r, http.StatusInternalServerError, "internal", err)
+	}
+}
+
+func requireToken(token string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if token == "" || !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
+			writeError(w, nil, r, http.StatusUnauthorized, "unauthorized", errors.New("consent API: missing or wrong API token"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// APIError is an error answered by Handler.
+type APIError struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"error"`
+}
+
+func (e *APIError) Error() string { return e.Message }
+
+// Is matches the sentinels of the codes that have one.
+func (e *APIError) Is(target error) bool {
+	switch e.Code {
+	case "not_found":
+		return target == ErrNotFound
+	case "decided":
+		return target == ErrDecided
+	case "bad_request":
+		return target == ErrBadAgent
+	}
+	return false
+}
+
+func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, status int, code string, err error) {
+	msg := err.Error()
+	if code == "internal" {
+		log.Error("consent API", "method", r.Method, "path", r.URL.Path, "err", err)
+		msg = "internal error"
+	}
+	writeJSON(w, status, APIError{Code: code, Message: msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,107 @@
+package consent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+)
+
+// Revocation is one revoked agent.
+type Revocation struct {
+	Agent  string    `json:"agent"` // hex pubkey
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// AgentID turns an npub or hex pubkey into lower-case hex, or an error
+// wrapping ErrBadAgent.
+func AgentID(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "npub1") {
+		if _, v, err := nip19.Decode(s); err == nil {
+			if pk, ok := v.(string); ok {
+				return pk, nil
+			}
+		}
+		return "", fmt.Errorf("%w: %q", ErrBadAgent, s)
+	}
+	s = strings.ToLower(s)
+	if !nostr.IsValid32ByteHex(s) {
+		return "", fmt.Errorf("%w: %q (want 64 hex or an npub)", ErrBadAgent, s)
+	}
+	return s, nil
+}
+
+// Revoked reports whether agent (hex) is revoked. It reads memory only.
+func (c *Consent) Revoked(agent string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.revoked[strings.ToLower(agent)]
+}
+
+// Revoke revokes agent (hex or npub): from now on it answers nothing.
+// Revoking a revoked agent updates the reason.
+func (c *Consent) Revoke(ctx context.Context, agent, reason string) (Revocation, error) {
+	id, err := AgentID(agent)
+	if err != nil {
+		return Revocation{}, err
+	}
+	r := Revocation{Agent: id, Reason: reason, At: c.cfg.Now().UTC()}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return Revocation{}, ErrClosed
+	}
+	if _, err := c.db.ExecContext(ctx, `INSERT INTO revoked(agent, reason, at) VALUES(?,?,?) ON CONFLICT(agent) DO UPDATE SET reason=excluded.reason, at=excluded.at`,
+		r.Agent, r.Reason, r.At.UnixMilli()); err != nil {
+		return Revocation{}, fmt.Errorf("consent: revoke %s: %w", id, err)
+	}
+	c.revoked[id] = true
+	c.notify()
+	return r, nil
+}
+
+// Unrevoke lifts agent's revocation; it reports whether it was revoked.
+func (c *Consent) Unrevoke(ctx context.Context, agent string) (bool, error) {
+	id, err := AgentID(agent)
+	if err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false, ErrClosed
+	}
+	res, err := c.db.ExecContext(ctx, `DELETE FROM revoked WHERE agent=?`, id)
+	if err != nil {
+		return false, fmt.Errorf("consent: unrevoke %s: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	delete(c.revoked, id)
+	c.notify()
+	return n > 0, nil
+}
+
+// RevokedList returns the revoked agents, oldest revocation first.
+func (c *Consent) RevokedList(ctx context.Context) ([]Revocation, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT agent, reason, at FROM revoked ORDER BY at, agent`)
+	if err != nil {
+		return nil, fmt.Errorf("consent: revoked list: %w", err)
+	}
+	defer rows.Close()
+	out := []Revocation{}
+	for rows.Next() {
+		var r Revocation
+		var at int64
+		if err := rows.Scan(&r.Agent, &r.Reason, &at); err != nil {
+			return nil, fmt.Errorf("consent: revoked list: %w", err)
+		}
+		r.At = time.UnixMilli(at).UTC()
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

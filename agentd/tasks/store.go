@@ -1,0 +1,166 @@
+package tasks
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" driver: pure Go
+)
+
+// DefaultInterval is how often the deadline goroutine looks for overdue tasks.
+const DefaultInterval = time.Second
+
+// Config configures a Store. Only Path is required.
+type Config struct {
+	// Path is the SQLite file (created with its directory if missing).
+	Path string
+	// Interval between deadline sweeps; 0: DefaultInterval.
+	Interval time.Duration
+	// Now is the clock; nil: time.Now.
+	Now func() time.Time
+	// NewID makes task ids; nil: 16 random bytes in hex.
+	NewID func() string
+	// OnChange, when set, is called after every committed change with the
+	// task as stored (on the changing goroutine; it must not block).
+	OnChange func(Task)
+	// Logger; nil: slog.Default().
+	Logger *slog.Logger
+}
+
+// Store is the persisted task queue. Writes are serialised; it is safe for
+// concurrent use. Open starts nothing; Start runs deadline enforcement;
+// Close stops it and closes the file.
+type Store struct {
+	db  *sql.DB
+	cfg Config
+
+	mu      sync.Mutex // writes and changed
+	changed chan struct{}
+	closed  bool
+
+	loop   sync.Mutex // cancel and wg
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+const ddl = `CREATE TABLE IF NOT EXISTS tasks (
+	id       TEXT PRIMARY KEY,
+	status   TEXT NOT NULL,
+	assignee TEXT NOT NULL DEFAULT '',
+	deadline INTEGER NOT NULL DEFAULT 0, -- unix ms, 0: none
+	priority INTEGER NOT NULL DEFAULT 0,
+	created  INTEGER NOT NULL,           -- unix ms
+	doc      TEXT NOT NULL               -- the Task as JSON
+);
+CREATE INDEX IF NOT EXISTS tasks_status ON tasks(status, deadline);`
+
+// Open opens (creating if needed) the task file at cfg.Path.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Path == "" {
+		return nil, fmt.Errorf("tasks: Config.Path is required")
+	}
+	cfg = withDefaults(cfg)
+	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o700); err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn(cfg.Path))
+	if err != nil {
+		return nil, fmt.Errorf("tasks: open %s: %w", cfg.Path, err)
+	}
+	if _, err := db.ExecContext(ctx, ddl); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("tasks: create table in %s: %w", cfg.Path, err)
+	}
+	return &Store{db: db, cfg: cfg, changed: make(chan struct{})}, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = randomID
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return cfg
+}
+
+// dsn: WAL, synchronous=FULL (a change is on disk when it returns), a busy
+// timeout, BEGIN IMMEDIATE for writes.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+func randomID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Start runs the deadline goroutine: every Interval it expires the tasks
+// whose deadline has passed (ExpireDue). Close, or ctx ending, stops it.
+func (s *Store) Start(ctx context.Context) error {
+	s.loop.Lock()
+	defer s.loop.Unlock()
+	if s.cancel != nil {
+		return ErrAlreadyStarted
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.wg.Add(1)
+	go s.sweep(ctx)
+	return nil
+}
+
+func (s *Store) sweep(ctx context.Context) {
+	defer s.wg.Done()
+	tick := time.NewTicker(s.cfg.Interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if _, err := s.ExpireDue(ctx); err != nil && ctx.Err() == nil {
+				s.cfg.Logger.Warn("tasks: deadline sweep", "err", err)
+			}
+		}
+	}
+}
+
+// Close stops the deadline goroutine, waits for it and closes the file.
+// Closing twice is a no-op.
+func (s *Store) Close() error {
+	s.loop.Lock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.loop.Unlock()
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	close(s.changed)
+	return s.db.Close()
+}

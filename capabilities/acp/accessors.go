@@ -1,0 +1,77 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Name returns the capability name from metadata.id (did:nuwa:cap:<name>@...).
+func (p *Package) Name() string { return p.name }
+
+// Version returns the semver from metadata.id.
+func (p *Package) Version() string { return p.version }
+
+// URI returns metadata.id, did:nuwa:cap:<name>@<semver>.
+func (p *Package) URI() string { return p.Metadata.ID }
+
+// SchemaURI returns the package schema's $id (did:nuwa:state:note#v1): the
+// schema_uri state.* calls use.
+func (p *Package) SchemaURI() string { return p.schemaURI }
+
+// Tool returns the tool named name.
+func (p *Package) Tool(name string) (Tool, bool) {
+	for _, t := range p.Tools {
+		if t.Function.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// ToolNames returns the declared tool names, in file order.
+func (p *Package) ToolNames() []string {
+	names := make([]string, len(p.Tools))
+	for i, t := range p.Tools {
+		names[i] = t.Function.Name
+	}
+	return names
+}
+
+// ToolParameters returns the parameters of the tool named name as a JSON
+// Schema with every {"$ref": "#/schema"} replaced by a copy of the package
+// schema (without its $id and $schema), ready to hand to a model.
+func (p *Package) ToolParameters(name string) (json.RawMessage, bool) {
+	params, ok := p.params[name]
+	return bytes.Clone(params), ok
+}
+
+// IsBuiltin reports whether a tool name is one the runtime provides (the
+// state.* family and lesson.learn): such tools need no binding.
+func IsBuiltin(name string) bool {
+	_, ok := builtinPermission[name]
+	return ok
+}
+
+// Match reports whether the trigger matches text: a regex trigger by
+// regular expression, a keyword trigger by case-insensitive substring. An
+// embedding trigger never matches (there is no embedding model here).
+func (t Trigger) Match(text string) bool {
+	switch t.Type {
+	case TriggerRegex:
+		return t.re != nil && t.re.MatchString(text)
+	case TriggerKeyword:
+		return t.Value != "" && strings.Contains(strings.ToLower(text), strings.ToLower(t.Value))
+	}
+	return false
+}
+
+// Matches reports whether any of the package's triggers matches text.
+func (p *Package) Matches(text string) bool {
+	for _, t := range p.Metadata.Triggers {
+		if t.Match(text) {
+			return true
+		}
+	}
+	return false
+}

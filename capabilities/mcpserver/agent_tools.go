@@ -1,0 +1,165 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentnode/agentnode/capabilities/cap"
+	"github.com/agentnode/agentnode/capabilities/registry"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// agentEndpoint serves /mcp/agents/{agent}.
+type agentEndpoint struct {
+	host *cap.Host
+	opts Options
+
+	mu       sync.Mutex
+	handlers map[string]*mcp.StreamableHTTPHandler // agent -> its sessions
+}
+
+type agentKey struct{}
+
+// sessions returns agent's streamable handler: one per agent, so that a
+// session id minted for one agent is unknown on another agent's path.
+func (a *agentEndpoint) sessions(agent string) *mcp.StreamableHTTPHandler {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.handlers == nil {
+		a.handlers = map[string]*mcp.StreamableHTTPHandler{}
+	}
+	h := a.handlers[agent]
+	if h == nil {
+		h = mcp.NewStreamableHTTPHandler(a.serverFor, &mcp.StreamableHTTPOptions{Logger: a.opts.Logger})
+		a.handlers[agent] = h
+	}
+	return h
+}
+
+// handler checks the bearer token, then hands the request to the agent's
+// streamable handler, which builds a server per session.
+func (a *agentEndpoint) handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		agent, err := registry.NormalizeAuthor(r.PathValue("agent"))
+		if err != nil || agent == "" {
+			http.Error(w, "mcp: not an agent pubkey", http.StatusNotFound)
+			return
+		}
+		if a.opts.Authorize == nil || a.opts.Authorize(r.Context(), agent, bearer(r)) != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="agentnode"`)
+			http.Error(w, "mcp: unauthorized", http.StatusUnauthorized)
+			return
+		}
+		a.sessions(agent).ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentKey{}, agent)))
+	})
+}
+
+// serverFor builds the MCP server of the agent in r's context: one tool
+// per capability. nil (400) when the agent's capabilities cannot be read.
+func (a *agentEndpoint) serverFor(r *http.Request) *mcp.Server {
+	agent, _ := r.Context().Value(agentKey{}).(string)
+	ms, err := a.host.List(r.Context(), agent)
+	if err != nil {
+		a.opts.Logger.Warn("mcp: agent capabilities", "agent", agent, "err", err)
+		return nil
+	}
+	s := mcp.NewServer(implementation(a.opts), &mcp.ServerOptions{Logger: a.opts.Logger})
+	for alias, m := range ToolNames(ms) {
+		if err := a.addTool(s, agent, alias, m); err != nil {
+			a.opts.Logger.Warn("mcp: capability not served", "capability", m.CapabilityID, "err", err)
+		}
+	}
+	return s
+}
+
+// addTool serves m as the MCP tool alias (its input schema must be an object).
+func (a *agentEndpoint) addTool(s *mcp.Server, agent, alias string, m cap.Manifest) error {
+	var schema map[string]any
+	if err := json.Unmarshal(m.InputSchema, &schema); err != nil || schema["type"] != "object" {
+		return fmt.Errorf("input_schema is not an object schema")
+	}
+	t := &mcp.Tool{Name: alias, Title: m.Name, Description: m.Description, InputSchema: schema,
+		Meta: mcp.Meta{"capability_id": m.CapabilityID, "version": m.Version, "kind": m.Kind}}
+	ref := m.Ref()
+	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return toolResult(a.host.Invoke(ctx, agent, ref, req.Params.Arguments)), nil
+	})
+	return nil
+}
+
+// toolResult carries an InvokeResult: structuredContent is the whole
+// InvokeResult; the text content is the output JSON, or "CODE: message".
+func toolResult(res cap.InvokeResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{StructuredContent: res, IsError: !res.OK}
+	text := string(res.Output)
+	if !res.OK {
+		text = res.Error.Code + ": " + res.Error.Message
+	}
+	out.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+	return out
+}
+
+// ToolNames gives every manifest an MCP-legal, unique tool name: the
+// capability id without did:nuwa:cap:, with "/" (package/tool) as "__"
+// and any other character outside A-Z a-z 0-9 _ - . as "_"; when one id
+// has several versions, all but the highest get "__v<version>"; a name
+// still taken gets "_2", "_3", ...; at most 128 characters.
+func ToolNames(ms []cap.Manifest) map[string]cap.Manifest {
+	latest := map[string]string{}
+	for _, m := range ms {
+		if v, ok := latest[m.CapabilityID]; !ok || cap.CompareForLatest(m.Version, v) > 0 {
+			latest[m.CapabilityID] = m.Version
+		}
+	}
+	sorted := slices.Clone(ms)
+	slices.SortFunc(sorted, func(a, b cap.Manifest) int {
+		if c := strings.Compare(a.CapabilityID, b.CapabilityID); c != 0 {
+			return c
+		}
+		return cap.CompareForLatest(b.Version, a.Version)
+	})
+	out := make(map[string]cap.Manifest, len(ms))
+	for _, m := range sorted {
+		base := sanitize(strings.ReplaceAll(strings.TrimPrefix(m.CapabilityID, cap.CapURIPrefix), "/", "__"))
+		if m.Version != latest[m.CapabilityID] {
+			base += "__v" + sanitize(m.Version)
+		}
+		out[unique(out, base)] = m
+	}
+	return out
+}
+
+func unique(taken map[string]cap.Manifest, base string) string {
+	name := truncate(base, 128)
+	for i := 2; ; i++ {
+		if _, ok := taken[name]; !ok {
+			return name
+		}
+		suffix := fmt.Sprintf("_%d", i)
+		name = truncate(base, 128-len(suffix)) + suffix
+	}
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || r == '_' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n < 1 {
+		return "t"
+	}
+	return s[:n]
+}

@@ -1,0 +1,18 @@
+// Package mcpserver is the node's MCP endpoint (streamable HTTP, the
+// official go-sdk). Two kinds of endpoint share one handler:
+//
+//	/mcp                   the registry: resolve_capability, search_capabilities
+//	/mcp/agents/{agent}    that agent's CAP capabilities as MCP tools
+//	                       (tools/list = capability.list, tools/call = capability.invoke)
+//
+// Agent endpoints need a bearer token that Options.Authorize accepts.
+// Capability ids are not MCP-legal tool names, so each capability gets an
+// alias (see ToolName); the tool's _meta carries its capability_id and
+// version. docs/CAP.md and docs/REGISTRY.md describe the tools.
+//
+// A use (cmd wires it into serve):
+//
+//	h := mcpserver.New(reg, host, mcpserver.Options{Authorize: checkToken})
+//	rel.Handle("/mcp", h)
+//	rel.Handle("/mcp/", h)
+package mcpserver

@@ -1,0 +1,188 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/events"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Source is where the registry reads packages: the embedded relay
+// (*relay.Relay) or any client that answers NIP-01 filters.
+type Source interface {
+	QuerySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error)
+}
+
+// Option configures a Registry.
+type Option func(*Registry)
+
+// WithPreferredAuthors sets the node's preferred authors (hex pubkeys), in
+// order: when two authors publish one name, the first of these who has a
+// matching version wins (see docs/REGISTRY.md).
+func WithPreferredAuthors(pubkeys ...string) Option {
+	return func(r *Registry) { r.preferred = append([]string(nil), pubkeys...) }
+}
+
+// WithParser sets how events become packages (default acp.FromEvent with
+// zero Options).
+func WithParser(p ParseFunc) Option {
+	return func(r *Registry) { r.parse = p }
+}
+
+// WithLogger sets where refused events are logged (default slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(r *Registry) { r.log = l }
+}
+
+// Registry resolves and searches published packages. Its index is filled
+// by Load (or lazily by the first Resolve or Search) and kept current by
+// Index. It is safe for concurrent use.
+type Registry struct {
+	src       Source
+	parse     ParseFunc
+	preferred []string
+	log       *slog.Logger
+	parsed    sync.Map // event id -> *acp.Package, filled by Resolve
+	// relaySearch ranks searches with the source's NIP-50 (WithRelaySearch).
+	relaySearch bool
+
+	loadMu sync.Mutex // serialises Load
+	mu     sync.RWMutex
+	loaded bool
+	idx    *index
+}
+
+// New returns a registry over src. It starts nothing and reads nothing.
+func New(src Source, opts ...Option) *Registry {
+	r := &Registry{src: src, parse: fromEvent, log: slog.Default(), idx: newIndex()}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Load reads every kind-30199 event from the source into the index
+// (keeping what Index added meanwhile). Events that do not parse are
+// skipped (and logged at debug level).
+func (r *Registry) Load(ctx context.Context) error {
+	r.loadMu.Lock()
+	defer r.loadMu.Unlock()
+	evts, err := r.readAll(ctx)
+	if err != nil {
+		return fmt.Errorf("registry: load: %w", err)
+	}
+	idx := newIndex()
+	for _, evt := range evts {
+		if e := r.entryOf(evt); e != nil {
+			idx.add(e)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.idx.byAddr { // indexed while the query ran
+		idx.add(e)
+	}
+	r.idx, r.loaded = idx, true
+	return nil
+}
+
+// loadPage is the limit of one Load query; relays cap it at their own
+// maximum, and Load pages backwards in time until nothing new comes.
+const loadPage = 5000
+
+// readAll pages through every kind-30199 event of the source, newest
+// first, with until = the oldest created_at seen (inclusive; duplicates
+// are dropped). It stops at a page with nothing new, so more than a page
+// of events in one second would be cut short.
+func (r *Registry) readAll(ctx context.Context) ([]*nostr.Event, error) {
+	seen := map[string]bool{}
+	var all []*nostr.Event
+	var until *nostr.Timestamp
+	for {
+		page, err := r.src.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindCapability}, Until: until, Limit: loadPage})
+		if err != nil {
+			return nil, err
+		}
+		fresh := 0
+		for _, evt := range page {
+			if !seen[evt.ID] {
+				seen[evt.ID] = true
+				all = append(all, evt)
+				fresh++
+			}
+			if until == nil || evt.CreatedAt < *until {
+				ts := evt.CreatedAt
+				until = &ts
+			}
+		}
+		if fresh == 0 {
+			return all, nil
+		}
+	}
+}
+
+// Index adds one stored event: a kind-30199 package, or a kind-5 deletion
+// that removes its author's packages it names (e or a tags). Other kinds
+// are ignored. It is quick and never blocks on I/O: wire it with
+// relay.OnStored(reg.Index).
+func (r *Registry) Index(evt *nostr.Event) {
+	switch evt.Kind {
+	case events.KindCapability:
+		if e := r.entryOf(evt); e != nil {
+			r.mu.Lock()
+			r.idx.add(e)
+			r.mu.Unlock()
+		}
+	case nostr.KindDeletion:
+		r.mu.Lock()
+		r.idx.deleteBy(evt)
+		r.mu.Unlock()
+	}
+}
+
+// entryOf checks and summarizes evt; nil when it is not a package.
+func (r *Registry) entryOf(evt *nostr.Event) *Entry {
+	c, m, tools, err := summarize(evt)
+	if err != nil {
+		r.log.Debug("registry: skipped event", "id", evt.ID, "err", err)
+		return nil
+	}
+	return newEntry(evt, c, m, tools)
+}
+
+// withPackage returns e with its fully parsed package (cached per event).
+func (r *Registry) withPackage(e *Entry) (*Entry, error) {
+	if p, ok := r.parsed.Load(e.EventID); ok {
+		e.Package = p.(*acp.Package)
+		return e, nil
+	}
+	p, err := r.parse(e.Event)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s by %s: %w", ErrInvalid, e.URI, e.Author, err)
+	}
+	r.parsed.Store(e.EventID, p)
+	e.Package = p
+	return e, nil
+}
+
+// ensureLoaded loads the index on first use.
+func (r *Registry) ensureLoaded(ctx context.Context) error {
+	r.mu.RLock()
+	loaded := r.loaded
+	r.mu.RUnlock()
+	if loaded {
+		return nil
+	}
+	return r.Load(ctx)
+}
+
+// Len returns how many package versions the index holds.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.idx.byAddr)
+}

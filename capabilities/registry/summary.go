@@ -1,0 +1,73 @@
+package registry
+
+import (
+	"fmt"
+
+	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/events"
+	"github.com/nbd-wtf/go-nostr"
+	"gopkg.in/yaml.v3"
+)
+
+// summaryDoc is what the index reads from a package file: its metadata
+// and tool names. The full parse (acp.FromEvent: schema compilation,
+// every rule) costs ~10x more and is left to Resolve.
+type summaryDoc struct {
+	Metadata struct {
+		ID          string `yaml:"id"`
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+		Triggers    []struct {
+			Type  string `yaml:"type"`
+			Value string `yaml:"value"`
+		} `yaml:"triggers"`
+		MemoryScope string `yaml:"memory_scope"`
+		Permissions struct {
+			Require []string `yaml:"require"`
+		} `yaml:"permissions"`
+	} `yaml:"metadata"`
+	Tools []struct {
+		Function struct {
+			Name string `yaml:"name"`
+		} `yaml:"function"`
+	} `yaml:"tools"`
+}
+
+// summarize checks what the index relies on — the event's id and
+// signature, its tags against its content (events.ParseCapability: d,
+// name, version, x = sha256) and metadata.id against the tags — and reads
+// the package's metadata and tool names.
+func summarize(evt *nostr.Event) (*events.Capability, acp.Metadata, []string, error) {
+	c, err := events.ParseCapability(evt)
+	if err != nil {
+		return nil, acp.Metadata{}, nil, err
+	}
+	if ok, _ := evt.CheckSignature(); !ok || evt.GetID() != evt.ID {
+		return nil, acp.Metadata{}, nil, fmt.Errorf("event %s: bad id or signature", evt.ID)
+	}
+	var doc summaryDoc
+	if err := yaml.Unmarshal([]byte(evt.Content), &doc); err != nil {
+		return nil, acp.Metadata{}, nil, fmt.Errorf("event %s: package yaml: %w", evt.ID, err)
+	}
+	if doc.Metadata.ID != acp.CapURI(c.Name, c.Version) {
+		return nil, acp.Metadata{}, nil, fmt.Errorf("event %s: metadata.id %q is not the tags' %s", evt.ID, doc.Metadata.ID, c.D())
+	}
+	return c, metadataOf(&doc), toolNames(&doc), nil
+}
+
+func metadataOf(doc *summaryDoc) acp.Metadata {
+	m := acp.Metadata{ID: doc.Metadata.ID, Name: doc.Metadata.Name, Description: doc.Metadata.Description,
+		MemoryScope: doc.Metadata.MemoryScope, Permissions: acp.Permissions{Require: doc.Metadata.Permissions.Require}}
+	for _, t := range doc.Metadata.Triggers {
+		m.Triggers = append(m.Triggers, acp.Trigger{Type: t.Type, Value: t.Value})
+	}
+	return m
+}
+
+func toolNames(doc *summaryDoc) []string {
+	names := make([]string, 0, len(doc.Tools))
+	for _, t := range doc.Tools {
+		names = append(names, t.Function.Name)
+	}
+	return names
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/events"
+)
+
+const capPublishUsage = `cap publish <file> [--key NSEC] [--relay URL]... [--json]
+
+Publishes the package as a kind-30199 event (content = the file byte for
+byte, d = <name>@<version>). The file must be valid and signed by the
+publishing key (sign it first with ` + "`agentnode cap sign`" + `). A published
+(author, name, version) is immutable: change the version to publish changes.`
+
+// runCapPublish: cap publish (see capPublishUsage).
+func runCapPublish(ctx context.Context, m *Main, args []string) error {
+	const cmd = "cap publish"
+	var w writeFlags
+	fs := m.newFlagSet(cmd, capPublishUsage)
+	m.addWriteFlags(fs, &w)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	file, err := fileArg(cmd, pos)
+	if err != nil {
+		return err
+	}
+	sk, err := w.key.secret(m, cmd)
+	if err != nil {
+		return err
+	}
+	evt, err := capEvent(m, cmd, file, sk)
+	if err != nil {
+		return err
+	}
+	s, err := m.dial(ctx, &w.net)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	defer s.Close()
+	return m.publish(ctx, cmd, s, evt, w.json)
+}
+
+// capEvent reads, checks and signs the package's kind-30199 event.
+func capEvent(m *Main, cmd, file, sk string) (*nostr.Event, error) {
+	raw, p, err := readPackage(m, cmd, file)
+	if err != nil {
+		return nil, err
+	}
+	author, err := verifyPackage(cmd, file, raw)
+	if err != nil {
+		return nil, err
+	}
+	if pk, _ := nostr.GetPublicKey(sk); pk != author {
+		return nil, fmt.Errorf("%s: %s is signed by %s, but the publishing key is %s: sign it with this key", cmd, file, author, pk)
+	}
+	evt, err := sign(cmd, acp.EventTemplate(p), sk)
+	if err != nil {
+		return nil, err
+	}
+	if err := events.ValidateCapability(evt); err != nil {
+		return nil, fmt.Errorf("%s: refusing to publish an invalid event: %w", cmd, err)
+	}
+	return evt, nil
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/events"
+)
+
+// agentCapacity is how many tasks a local agent advertises it takes at
+// once in its heartbeats.
+const agentCapacity = 4
+
+// openDirectory builds the agent directory (docs/DIRECTORY.md) over the
+// relay and the heartbeater of the local agents. Nothing runs yet.
+func (c *ServeCommand) openDirectory(logger *slog.Logger) {
+	var allow []string
+	for _, a := range c.trustConfig().Allowlist {
+		if pk, err := events.ParsePubKey(a); err == nil {
+			allow = append(allow, pk)
+		}
+	}
+	c.rt.dir = directory.New(directory.Config{Source: c.relay, Allowlist: allow,
+		Local: func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
+		Logger: logger.With("component", "directory")})
+	c.rt.beat = directory.NewHeartbeater(directory.HeartbeaterConfig{Agents: c.agentKeys,
+		Keys: c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,
+		Logger: logger.With("component", "heartbeat")})
+}
+
+// agentStatus is what a local agent's heartbeat says: its installed
+// capabilities (package names and their tools) and its load.
+func (c *ServeCommand) agentStatus(agent string) directory.Status {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st := directory.Status{Status: events.StatusActive, Capacity: agentCapacity, Load: c.agentLoad(agent)}
+	if st.Load >= st.Capacity {
+		st.Status = events.StatusBusy
+	}
+	caps, _ := c.daemon.Caps(ctx, agent)
+	for _, ic := range caps {
+		st.Capabilities = append(st.Capabilities, ic.Name)
+		st.Capabilities = append(st.Capabilities, ic.Tools...)
+	}
+	if a, err := c.daemon.Lookup(agent); err == nil {
+		st.Card = &events.AgentCard{Name: a.Name}
+	}
+	return st
+}
+
+// agentLoad is how many tasks the agent runs now.
+func (c *ServeCommand) agentLoad(agent string) int { return 0 }

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/agentd/dm"
+	"github.com/agentnode/agentnode/agentd/nostrrpc"
+	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/capabilities/bindings"
+	"github.com/agentnode/agentnode/capabilities/llm"
+)
+
+// serveRuntime is the capability runtime of `agentnode serve`: the chat
+// model, the tool bindings, JSON-RPC over kind 25910 between agents (a
+// client for nuwa_a2a and remote calls, a server answering calls to the
+// local agents) and the NIP-17 DM service.
+type serveRuntime struct {
+	model    *llm.Client // nil without a configured model
+	bindings *bindings.Runner
+	rpc      *nostrrpc.Client // set once the listen address is known
+	rpcSrv   *nostrrpc.Server
+	dm       *dm.Service
+	dir      *directory.Directory  // the agent directory (serve_directory.go)
+	beat     *directory.Heartbeater // the local agents' 30333 heartbeats
+}
+
+// openRuntime builds the model client and the bindings runner; the daemon
+// is opened with them. Nothing runs yet.
+func (c *ServeCommand) openRuntime(logger *slog.Logger) error {
+	c.rt = &serveRuntime{}
+	cfg, err := c.modelConfig()
+	switch {
+	case errors.Is(err, llm.ErrNoModel):
+		logger.Info("no chat model configured: agents answer chat and DMs with an apology (set AGENTNODE_LLM_MODEL and AGENTNODE_LLM_BASE_URL)")
+	case err != nil:
+		return usagef("serve: model: %v", err)
+	default:
+		if c.rt.model, err = llm.New(cfg); err != nil {
+			return usagef("serve: model: %v", err)
+		}
+		logger.Info("chat model", "model", cfg.Model, "base_url", cfg.BaseURL)
+	}
+	bcfg := c.bindingsConfig()
+	bcfg.A2A = lateA2A{c}
+	c.rt.bindings = bindings.New(bcfg)
+	return nil
+}
+
+// daemonRuntime sets the daemon's capability runtime fields.
+func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
+	cfg.State = c.asm.rt
+	cfg.Bindings = agentd.RunnerBindings(c.rt.bindings)
+	if c.rt.model != nil {
+		cfg.Model = c.rt.model
+	}
+}
+
+// startRuntime starts what needs the daemon and the listen address: the
+// kind-25910 client (local relay and every --peer) and server, and the DM
+// service. It runs before the listener serves, so an agent's DM relay list
+// is out before the first client asks.
+func (c *ServeCommand) startRuntime(ctx context.Context, logger *slog.Logger) error {
+	local := "ws://" + c.Addr()
+	c.rt.rpc = nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: append([]string{local}, c.Config.Peers...),
+		Keys: c.daemon.SecretKey, Logger: logger.With("component", "a2a")})
+	c.rt.rpcSrv = nostrrpc.NewServer(nostrrpc.ServerConfig{Source: c.relay, Publish: c.relay.Publish,
+		Keys: c.localKey, Handler: agentRPC{c}, Logger: logger.With("component", "a2a-server")})
+	c.rt.rpcSrv.Start()
+	if err := c.rt.dir.Start(ctx); err != nil {
+		return err
+	}
+	if err := c.rt.beat.Start(ctx); err != nil {
+		return err
+	}
+	c.rt.dm = dm.New(dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
+		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.respondDM),
+		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
+		RelayURLs: []string{local}, Logger: logger.With("component", "dm")})
+	return c.rt.dm.Start(ctx)
+}
+
+// closeRuntime stops the DM service, the 25910 server and client and the
+// bindings (MCP sessions and processes).
+func (c *ServeCommand) closeRuntime(ctx context.Context) error {
+	if c.rt == nil {
+		return nil
+	}
+	var errs []error
+	if c.rt.dm != nil {
+		errs = append(errs, c.rt.dm.Close(ctx))
+	}
+	if c.rt.rpcSrv != nil {
+		errs = append(errs, c.rt.rpcSrv.Close())
+	}
+	if c.rt.beat != nil {
+		offCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_ = c.rt.beat.Offline(offCtx) // best effort: peers learn at once that the agents left
+		cancel()
+		errs = append(errs, c.rt.beat.Close())
+	}
+	if c.rt.dir != nil {
+		errs = append(errs, c.rt.dir.Close())
+	}
+	if c.rt.rpc != nil {
+		errs = append(errs, c.rt.rpc.Close())
+	}
+	if c.rt.bindings != nil {
+		errs = append(errs, c.rt.bindings.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// agentKeys are the local agents' pubkeys.
+func (c *ServeCommand) agentKeys() []string {
+	var pks []string
+	for _, a := range c.daemon.List() {
+		pks = append(pks, a.PubKey)
+	}
+	return pks
+}
+
+// localKey is a local agent's secret key; ok is false for any other key.
+func (c *ServeCommand) localKey(pubkey string) (string, bool) {
+	if !slices.Contains(c.agentKeys(), pubkey) {
+		return "", false
+	}
+	sk, err := c.daemon.SecretKey(pubkey)
+	return sk, err == nil
+}
+
+// respondDM answers a NIP-17 DM through the agent's chat, the sender's
+// pubkey being the conversation.
+func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) (string, error) {
+	r, err := c.daemon.Chat(ctx, agent, from, text)
+	return r.Answer, err
+}
+
+// lateA2A forwards nuwa_a2a calls to the 25910 client, which exists only
+// once the listen address is known.
+type lateA2A struct{ c *ServeCommand }
+
+func (l lateA2A) CallAgent(ctx context.Context, from, target, method string, params json.RawMessage) (json.RawMessage, error) {
+	if l.c.rt.rpc == nil {
+		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "the node is not serving yet")
+	}
+	return l.c.rt.rpc.CallAgent(ctx, from, target, method, params)
+}
+
+// agentRPC answers kind-25910 calls to a local agent: a method is the name
+// of a tool of one of the agent's installed capabilities, run as that
+// capability with the params as arguments (docs/BINDINGS.md).
+type agentRPC struct{ c *ServeCommand }
+
+func (h agentRPC) ServeRPC(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error) {
+	d := h.c.daemon
+	caps, err := d.Caps(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	for _, ic := range caps {
+		if !slices.Contains(ic.Tools, method) {
+			continue
+		}
+		tools, _, err := d.Tools(ctx, agent, ic.ID)
+		if err != nil {
+			return nil, err
+		}
+		return tools.CallTool(ctx, method, params)
+	}
+	return nil, fmt.Errorf("%w: %s", nostrrpc.ErrMethodNotFound, method)
+}

@@ -1,0 +1,20 @@
+// Package jsonrpc is a generic JSON-RPC 2.0 server: methods are registered
+// as handlers that take raw params and return any JSON-marshalable result.
+// It serves HTTP POST (one request or a batch per body) and WebSocket (one
+// request or batch per text frame). CAP (capabilities/cap) registers its
+// capability.* methods on it; the Agent Context Protocol reuses it for
+// agent/*.
+//
+// A use:
+//
+//	s := jsonrpc.NewServer(jsonrpc.Options{})
+//	s.Register("echo", func(ctx context.Context, params json.RawMessage) (any, error) {
+//		return params, nil
+//	})
+//	http.Handle("/rpc", s)
+//
+// A handler fails with a *jsonrpc.Error to choose the code the caller sees
+// (InvalidParams, an application code such as the ACP's -32001 family, ...);
+// any other error becomes InternalError, mapped through Options.MapError
+// when set, and a handler panic becomes InternalError with no internal text.
+package jsonrpc

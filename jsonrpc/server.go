@@ -1,0 +1,183 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sync"
+)
+
+// Handler runs one method call. params is the request's params member as
+// received (an object for by-name, an array for by-position, or nil when
+// absent). The result is marshaled to JSON; an error becomes the response's
+// error object (see toError). Handlers must be safe for concurrent use.
+type Handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Options configures a Server. The zero value is usable.
+type Options struct {
+	// MaxRequestBytes bounds one HTTP body or WebSocket frame
+	// (default 1 MiB). A larger one is refused before it is parsed.
+	MaxRequestBytes int64
+	// MapError turns a handler error that is not an *Error into one (for
+	// application codes such as the ACP's -32001 family); nil or a nil
+	// answer means InternalError.
+	MapError func(error) *Error
+	// Logger receives handler failures and panics (default slog.Default()).
+	Logger *slog.Logger
+	// CheckOrigin decides WebSocket upgrades (default: same-origin or no
+	// Origin header).
+	CheckOrigin func(r *http.Request) bool
+}
+
+// DefaultMaxRequestBytes is the default MaxRequestBytes.
+const DefaultMaxRequestBytes = 1 << 20
+
+// Server dispatches JSON-RPC 2.0 requests to registered handlers. It is an
+// http.Handler (POST and WebSocket). Register before serving.
+type Server struct {
+	opts    Options
+	mu      sync.RWMutex
+	methods map[string]Handler
+}
+
+// NewServer returns a server with no methods.
+func NewServer(opts Options) *Server {
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Server{opts: opts, methods: map[string]Handler{}}
+}
+
+// Register sets the handler of method, replacing any earlier one.
+func (s *Server) Register(method string, h Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.methods[method] = h
+}
+
+// Methods returns the registered method names (unordered).
+func (s *Server) Methods() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, 0, len(s.methods))
+	for m := range s.methods {
+		names = append(names, m)
+	}
+	return names
+}
+
+func (s *Server) handler(method string) (Handler, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	h, ok := s.methods[method]
+	return h, ok
+}
+
+// Handle processes one message (a request or a batch) and returns the raw
+// response to send, or nil when nothing is to be sent (notifications
+// only). It is the transport-independent core of ServeHTTP and the
+// WebSocket loop.
+func (s *Server) Handle(ctx context.Context, msg []byte) []byte {
+	if !json.Valid(msg) {
+		return mustMarshal(errorResponse(nil, ErrParse))
+	}
+	if isBatch(msg) {
+		return s.handleBatch(ctx, msg)
+	}
+	resp := s.handleOne(ctx, msg)
+	if resp == nil {
+		return nil
+	}
+	return mustMarshal(resp)
+}
+
+func (s *Server) handleBatch(ctx context.Context, msg []byte) []byte {
+	var items []json.RawMessage
+	if err := json.Unmarshal(msg, &items); err != nil || len(items) == 0 {
+		return mustMarshal(errorResponse(nil, ErrInvalidRequest))
+	}
+	out := make([]*response, 0, len(items))
+	for _, item := range items {
+		if resp := s.handleOne(ctx, item); resp != nil {
+			out = append(out, resp)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return mustMarshal(out)
+}
+
+// handleOne runs one request; nil for a notification.
+func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) *response {
+	var req request
+	if err := json.Unmarshal(raw, &req); err != nil || !wellFormed(&req) {
+		return errorResponse(idOf(raw), ErrInvalidRequest)
+	}
+	result, rpcErr := s.call(ctx, &req)
+	if req.ID == nil {
+		return nil
+	}
+	if rpcErr != nil {
+		return errorResponse(req.ID, rpcErr)
+	}
+	return &response{JSONRPC: "2.0", Result: result, ID: req.ID}
+}
+
+func wellFormed(req *request) bool {
+	return req.JSONRPC == "2.0" && req.Method != nil && validID(req.ID) && validParams(req.Params)
+}
+
+// idOf extracts a usable id from an invalid request, else null.
+func idOf(raw json.RawMessage) json.RawMessage {
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(raw, &probe) == nil && len(probe.ID) > 0 && validID(probe.ID) {
+		return probe.ID
+	}
+	return nil
+}
+
+// call dispatches req to its handler, turning errors and panics into
+// error objects.
+func (s *Server) call(ctx context.Context, req *request) (result json.RawMessage, rpcErr *Error) {
+	h, ok := s.handler(*req.Method)
+	if !ok {
+		return nil, ErrMethodNotFound
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.opts.Logger.Error("jsonrpc handler panic", "method", *req.Method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			result, rpcErr = nil, ErrInternal
+		}
+	}()
+	v, err := h(ctx, req.Params)
+	if err != nil {
+		rpcErr = toError(err, s.opts.MapError)
+		if rpcErr.Code == CodeInternalError {
+			s.opts.Logger.Error("jsonrpc handler failed", "method", *req.Method, "err", err)
+		}
+		return nil, rpcErr
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.opts.Logger.Error("jsonrpc result marshal", "method", *req.Method, "err", err)
+		return nil, ErrInternal
+	}
+	return b, nil
+}
+
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("jsonrpc: marshal response: %v", err)) // responses hold only raw JSON and *Error
+	}
+	return b
+}
