@@ -20,7 +20,7 @@ import (
 // dmRequired makes dm.test.mjs fail, instead of skip, when the node does
 // not answer DMs (no kind 10050 for the installed agent). Flip it to true
 // once `agentnode serve` runs agentd/dm (docs/DM.md).
-const dmRequired = false
+const dmRequired = true
 
 // scriptedPrefix starts every answer of the scripted model.
 const scriptedPrefix = "scripted answer to: "

@@ -3,8 +3,11 @@
 // naddr to one package, and search packages by text, author, tool and
 // permission. It reads events through a tiny Source (the embedded relay
 // satisfies it) and keeps an in-memory index of them: Load fills it, Index
-// keeps it current (wire it to relay.OnStored). docs/REGISTRY.md states the
-// resolution rules, including which author wins a name two authors claim.
+// keeps it current (wire it to relay.OnStored). The index checks each
+// event's signature and tags and reads the package metadata; Resolve also
+// parses the chosen package fully (acp.FromEvent). docs/REGISTRY.md states
+// the resolution rules, including which author wins a name two authors
+// claim, and the measured costs.
 //
 // A use:
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 
 	"github.com/agentnode/agentnode/capabilities/acp"
@@ -76,8 +77,8 @@ func (r *Registry) Load(ctx context.Context) error {
 		return fmt.Errorf("registry: load: %w", err)
 	}
 	idx := newIndex()
-	for _, evt := range evts {
-		if e := r.entryOf(evt); e != nil {
+	for _, e := range r.entriesOf(evts) {
+		if e != nil {
 			idx.add(e)
 		}
 	}
@@ -142,6 +143,25 @@ func (r *Registry) Index(evt *nostr.Event) {
 		r.idx.deleteBy(evt)
 		r.mu.Unlock()
 	}
+}
+
+// entriesOf checks and summarizes evts on every core (signature checks
+// and YAML decoding dominate a Load); nil where an event is not a package.
+func (r *Registry) entriesOf(evts []*nostr.Event) []*Entry {
+	out := make([]*Entry, len(evts))
+	workers := min(runtime.GOMAXPROCS(0), max(len(evts)/64, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() { // owned: Load waits for it below
+			defer wg.Done()
+			for i := w; i < len(evts); i += workers {
+				out[i] = r.entryOf(evts[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // entryOf checks and summarizes evt; nil when it is not a package.

@@ -245,7 +245,7 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 		return usagef("serve: %v", err)
 	}
 	cfg := agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
-		Trust: trust, Passphrase: pass, Logger: logger, OnInterestsChange: c.refreshPeers}
+		Trust: trust, Passphrase: pass, Logger: logger, OnInterestsChange: c.agentsChanged}
 	c.daemonRuntime(&cfg)
 	c.daemon, err = agentd.Open(ctx, cfg)
 	if err != nil {

@@ -178,3 +178,21 @@ func (h agentRPC) ServeRPC(ctx context.Context, agent, from, method string, para
 	}
 	return nil, fmt.Errorf("%w: %s", nostrrpc.ErrMethodNotFound, method)
 }
+
+// agentsChanged runs after agents were installed, removed, upgraded or
+// nudged: peers sync the new interests, and each agent's DM relay list
+// (kind 10050) goes out if it has not yet (dm.Service.Announce skips
+// unchanged ones).
+func (c *ServeCommand) agentsChanged() {
+	c.refreshPeers()
+	if c.rt == nil || c.rt.dm == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, pk := range c.agentKeys() {
+		if err := c.rt.dm.Announce(ctx, pk); err != nil {
+			slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)
+		}
+	}
+}
