@@ -35,6 +35,9 @@ fuzz:
 	for f in $$($(GO) test $(GOFLAGS_) -list '^Fuzz' ./events/ | grep ^Fuzz); do \
 		$(GO) test $(GOFLAGS_) -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./events/ || exit 1; done
 
-## bench: relay figures against plain khatru + lmdb (see docs/BENCHMARKS.md)
+## bench: relay figures against plain khatru + lmdb: ingest, queries, fan-out (see docs/BENCHMARKS.md)
+BENCHDIR ?= /tmp
 bench: build
-	./bin/agentnode bench relay
+	./bin/agentnode bench ingest --dir $(BENCHDIR)
+	./bin/agentnode bench query --dir $(BENCHDIR)
+	./bin/agentnode bench fanout --dir $(BENCHDIR)

@@ -57,6 +57,9 @@ func (d *Daemon) Chat(ctx context.Context, agent, conversation, text string) (Ch
 	if err != nil {
 		return ChatReply{}, err
 	}
+	if d.cfg.Revoked != nil && d.cfg.Revoked(a.PubKey) {
+		return ChatReply{}, fmt.Errorf("%w: %s", ErrRevoked, a.Name)
+	}
 	if strings.TrimSpace(text) == "" {
 		return ChatReply{}, fmt.Errorf("%w: an empty message", ErrBadRequest)
 	}

@@ -77,6 +77,9 @@ type Config struct {
 	// mcp_service, nuwa_a2a): RunnerBindings(*bindings.Runner) fits. Nil:
 	// such tools fail with EXECUTION_FAILED.
 	Bindings BindingCaller
+	// Revoked, when set, reports agents their owner revoked
+	// (agentd/consent): Chat refuses them with ErrRevoked.
+	Revoked func(agent string) bool
 	// Model is the chat model (*llm.Client satisfies it). Nil: Chat fails
 	// with llm.ErrNoModel; nothing else needs a model.
 	Model ChatModel

@@ -44,6 +44,8 @@ var (
 	ErrPermissionsAdded = errors.New("the new version asks for more permissions")
 	// ErrModelFailed: the chat model failed (provider error, step limit).
 	ErrModelFailed = errors.New("the model failed")
+	// ErrRevoked: the owner revoked the agent; it answers nothing.
+	ErrRevoked = errors.New("the agent is revoked by its owner")
 	// ErrClosed: the daemon is closed.
 	ErrClosed = errors.New("agentd: closed")
 	// ErrInternal: anything else; details are logged, not returned over HTTP.
@@ -76,6 +78,7 @@ var errorCodes = []errorCode{
 	{ErrPermissionsAdded, "permissions_added", http.StatusConflict},
 	{llm.ErrNoModel, "no_model", http.StatusServiceUnavailable},
 	{ErrModelFailed, "model_failed", http.StatusBadGateway},
+	{ErrRevoked, "revoked", http.StatusForbidden},
 	{ErrClosed, "closed", http.StatusServiceUnavailable},
 	{ErrInternal, "internal", http.StatusInternalServerError},
 }

@@ -14,6 +14,14 @@
 //   - memory: process RSS with the relay open and idle, and the RSS cost of
 //     live subscriptions, per 1,000.
 //
+// RunIngest (agentnode bench ingest) measures durable ingest in three
+// scenarios (one publisher with one event in flight, one with 64, several
+// publishers on several websockets): events/s, OK latency p50/p99, process
+// CPU seconds per 1,000 events and peak RSS, with a bare websocket client
+// that counts only explicit OK answers. RunFanout (agentnode bench fanout)
+// times one event reaching thousands of live subscriptions. RunRelay with
+// Phases {"query"} is `agentnode bench query`.
+//
 // Use:
 //
 //	rep, err := bench.RunRelay(ctx, bench.RelayOptions{Events: 3000, Stored: 100_000, Subs: 2000})

@@ -32,6 +32,8 @@ type RelayOptions struct {
 	Dir      string // parent of the ingest and memory data dirs (real disk); default os.TempDir()
 	QueryDir string // parent of the query-phase data dirs; default /dev/shm if present, else Dir
 	Seed     uint64 // seed of the generated data and query choices
+	// Phases run, of "memory", "ingest" and "query"; empty means all.
+	Phases []string
 
 	// Progress, when set, receives one line per phase as it starts.
 	Progress io.Writer

@@ -16,14 +16,15 @@ type RelayReport struct {
 
 // ReportOptions are the options the figures were taken with.
 type ReportOptions struct {
-	Events  int    `json:"events"`
-	Window  int    `json:"window"`
-	Stored  int    `json:"stored"`
-	Defs    int    `json:"defs"`
-	Queries int    `json:"queries"`
-	Subs    int    `json:"subs"`
-	Conns   int    `json:"conns"`
-	Seed    uint64 `json:"seed"`
+	Events  int      `json:"events"`
+	Window  int      `json:"window"`
+	Stored  int      `json:"stored"`
+	Defs    int      `json:"defs"`
+	Queries int      `json:"queries"`
+	Subs    int      `json:"subs"`
+	Conns   int      `json:"conns"`
+	Seed    uint64   `json:"seed"`
+	Phases  []string `json:"phases,omitempty"` // empty: all
 }
 
 // RelayFigures are one relay's figures.
@@ -101,6 +102,7 @@ func (r *RelayReport) versions() string {
 
 // row is one table line: the metric and how to print and compare it.
 type row struct {
+	phase  string
 	metric string
 	cell   func(f *RelayFigures) string
 	ratio  func(a, b *RelayFigures) string
@@ -115,7 +117,11 @@ func (r *RelayReport) writeRows(b *strings.Builder) {
 	}
 	line := func(m, x, y, z string) { fmt.Fprintf(b, "%-40s %14s %14s  %s\n", m, x, y, z) }
 	line("metric", NameAgentnode, NameKhatru, "ratio")
+	sel := RelayOptions{Phases: r.Options.Phases}
 	for _, rw := range r.rows() {
+		if rw.phase != "" && !sel.runs(rw.phase) {
+			continue
+		}
 		line(rw.metric, rw.cell(a), rw.cell(k), rw.ratio(a, k))
 	}
 }
@@ -123,7 +129,7 @@ func (r *RelayReport) writeRows(b *strings.Builder) {
 // rows are the table's lines.
 func (r *RelayReport) rows() []row {
 	w := r.Options.Window
-	return []row{
+	rows := []row{
 		single(fmt.Sprintf("ingest 4129, 1 ws, window %d (ev/s)", w), "%.0f", func(f *RelayFigures) float64 { return f.Ingest.EventsPerSecond }),
 		single("ingest 4129, 1 ws, window 1 (ev/s)", "%.0f", func(f *RelayFigures) float64 { return f.IngestSerial.EventsPerSecond }),
 		pair("OK latency window 1 p50/p99 (ms)", func(f *RelayFigures) (float64, float64) { return f.IngestSerial.P50Ms, f.IngestSerial.P99Ms }),
@@ -135,18 +141,23 @@ func (r *RelayReport) rows() []row {
 		single("RSS per 1,000 subs (MiB)", "%.2f", func(f *RelayFigures) float64 { return f.Memory.RSSPer1000SubsMiB }),
 		single("Go heap per 1,000 subs (MiB)", "%.2f", func(f *RelayFigures) float64 { return f.Memory.HeapPer1000SubsMiB }),
 	}
+	phases := []string{PhaseIngest, PhaseIngest, PhaseIngest, PhaseIngest, PhaseQuery, PhaseQuery, PhaseMemory, PhaseMemory, PhaseMemory, PhaseMemory}
+	for i := range rows {
+		rows[i].phase = phases[i]
+	}
+	return rows
 }
 
 // single is a row of one number per relay; the ratio is agentnode/khatru.
 func single(metric, format string, get func(*RelayFigures) float64) row {
-	return row{metric,
+	return row{"", metric,
 		func(f *RelayFigures) string { return fmt.Sprintf(format, get(f)) },
 		func(a, b *RelayFigures) string { return ratio(get(a), get(b)) }}
 }
 
 // pair is a p50/p99 row; the ratio is given for each.
 func pair(metric string, get func(*RelayFigures) (float64, float64)) row {
-	return row{metric,
+	return row{"", metric,
 		func(f *RelayFigures) string { x, y := get(f); return fmt.Sprintf("%.2f/%.2f", x, y) },
 		func(a, b *RelayFigures) string {
 			a50, a99 := get(a)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -21,12 +22,31 @@ func RunRelay(ctx context.Context, opts RelayOptions) (*RelayReport, error) {
 		return nil, err
 	}
 	defer r.cleanup()
-	for _, phase := range []func(context.Context) error{r.memoryPhase, r.ingestPhase, r.queryPhase} {
-		if err := phase(ctx); err != nil {
+	phases := []struct {
+		name string
+		run  func(context.Context) error
+	}{{PhaseMemory, r.memoryPhase}, {PhaseIngest, r.ingestPhase}, {PhaseQuery, r.queryPhase}}
+	for _, phase := range phases {
+		if !o.runs(phase.name) {
+			continue
+		}
+		if err := phase.run(ctx); err != nil {
 			return nil, err
 		}
 	}
 	return r.report, nil
+}
+
+// Phases of RunRelay (RelayOptions.Phases).
+const (
+	PhaseMemory = "memory"
+	PhaseIngest = "ingest"
+	PhaseQuery  = "query"
+)
+
+// runs reports whether phase is selected.
+func (o RelayOptions) runs(phase string) bool {
+	return len(o.Phases) == 0 || slices.Contains(o.Phases, phase)
 }
 
 // run is one RunRelay: its options, randomness, directories and report.
@@ -52,7 +72,7 @@ func newRun(o RelayOptions) (*run, error) {
 	rep := &RelayReport{
 		Machine: describeMachine(o.Dir, o.QueryDir),
 		Options: ReportOptions{Events: o.Events, Window: o.Window, Stored: o.Stored, Defs: o.Defs,
-			Queries: o.Queries, Subs: o.Subs, Conns: o.Conns, Seed: o.Seed},
+			Queries: o.Queries, Subs: o.Subs, Conns: o.Conns, Seed: o.Seed, Phases: o.Phases},
 	}
 	for _, op := range openers {
 		rep.Relays = append(rep.Relays, &RelayFigures{Name: op.name})

@@ -4,8 +4,13 @@
 // NIP-09 deletions that stay deleted), a bounded NIP-45 COUNT, NIP-50 search,
 // a truthful NIP-11 document and the owner-verification HTTP endpoint.
 //
+// Writes go through one writer goroutine that commits whatever has queued
+// in one LMDB transaction (group commit, relay/ingest.go): an OK is sent only
+// once the event's transaction is durable, and stored events are announced
+// (OnStored, live broadcast) in commit order. See docs/RELAY.md.
+//
 // A Relay owns its storage and its background work: Open starts nothing but
-// the stores, Close drains in-flight work and closes them.
+// the stores and their writer, Close drains in-flight work and closes them.
 //
 //	r, err := relay.Open(ctx, relay.Config{DataDir: "./agentnode-data"})
 //	if err != nil { ... }

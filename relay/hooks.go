@@ -16,9 +16,11 @@ type storedHooks struct {
 
 // OnStored registers fn to be called with every event the relay stores
 // (published in-process or by a websocket client, kind 5 deletions
-// included), after it is stored. fn runs on the storing goroutine, before
-// Publish returns or the client gets its OK: it must be quick, must not
-// block and must not publish. The returned function unregisters fn; after
+// included), after it is stored. fn runs on the store's announcer
+// goroutine, once per stored event in commit order, after the event is
+// durable and before Publish returns or the client gets its OK: it must be
+// quick, must not block and must not publish (a publish from fn would wait
+// for the announcer itself). The returned function unregisters fn; after
 // it returns, fn is not called again.
 func (r *Relay) OnStored(fn func(*nostr.Event)) (remove func()) {
 	h := &r.stored

@@ -48,6 +48,7 @@ func Open(ctx context.Context, cfg Config) (*Relay, error) {
 	r := &Relay{cfg: cfg, log: cfg.Logger, store: st, conns: map[*khatru.WebSocket]struct{}{}}
 	r.khatru = khatru.NewRouter()
 	r.wire()
+	st.startIngest(r.announce)
 	r.log.Info("relay opened", "data", cfg.DataDir)
 	return r, nil
 }
@@ -76,7 +77,11 @@ func (r *Relay) wire() {
 		policies.RejectFarFuture(lim.MaxFutureSkew, nostr.Now),
 		policies.RejectExpired(nostr.Now),
 		policies.ValidateAgentEvents(),
-		policies.RejectDeleted(r),
+		// Deleted events (khatru's own check is defect 4) are refused by the
+		// writer, inside the write transaction (lmdbw deletedBy), so that a
+		// deletion committed in the same batch counts too; the rule is
+		// policies.RejectDeleted's.
+		policies.GuardCapabilities(r),
 	)
 	rl.RejectFilter = append(rl.RejectFilter, policies.RequireAuthForKinds(restricted))
 	rl.RejectCountFilter = append(rl.RejectCountFilter, policies.RestrictCount(restricted))
@@ -87,11 +92,20 @@ func (r *Relay) wire() {
 	)
 	rl.OnConnect = append(rl.OnConnect, r.trackConn)
 	rl.OnDisconnect = append(rl.OnDisconnect, r.untrackConn)
-	rl.OnEventSaved = append(rl.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
-		r.log.Debug("event stored", "id", evt.ID, "kind", evt.Kind, "pubkey", evt.PubKey)
-		r.stored.fire(evt)
-	})
+	// OnStored and the live broadcast of stored events are done by the
+	// store's writer, in commit order (announce): khatru's own
+	// OnEventSaved and broadcast are skipped for them (ingest.go).
+	rl.OnEphemeralEvent = append(rl.OnEphemeralEvent, r.fireEphemeral)
 	r.routes(rl.Router())
+}
+
+// announce tells OnStored listeners and live subscribers about an event
+// the writer has just committed; it runs on the writer's announcer
+// goroutine, in commit order, before the publisher is answered.
+func (r *Relay) announce(evt *nostr.Event) {
+	r.log.Debug("event stored", "id", evt.ID, "kind", evt.Kind, "pubkey", evt.PubKey)
+	r.stored.fire(evt)
+	r.khatru.BroadcastEvent(evt)
 }
 
 func (r *Relay) countHook(ctx context.Context, f nostr.Filter) (int64, error) {

@@ -15,18 +15,21 @@ import (
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/search"
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/events"
 )
 
 // searchableTags lists, per kind, the tags whose values NIP-50 search
 // matches (besides content). Kinds not listed here are not indexed.
 var searchableTags = map[int][]string{
-	4199: {"title", "description", "role", "use-criteria"}, // agent definitions
-	4129: {"title", "category", "t"},                       // lessons
-	1111: {},                                               // lesson comments: content only
+	4199:  {"title", "description", "role", "use-criteria"}, // agent definitions
+	4129:  {"title", "category", "t"},                       // lessons
+	1111:  {},                                               // lesson comments: content only
+	30199: {},                                               // capability packages: events.CapabilitySearchText, not the raw YAML
 }
 
 // searchKinds are the indexed kinds, for the rebuild.
-var searchKinds = []int{4199, 4129, 1111}
+var searchKinds = []int{4199, 4129, 1111, 30199}
 
 // Index document fields.
 const (
@@ -44,6 +47,9 @@ const (
 // SearchText is the text the index holds for evt, or "" when evt's kind is
 // not searchable.
 func SearchText(evt *nostr.Event) string {
+	if evt.Kind == events.KindCapability {
+		return events.CapabilitySearchText(evt)
+	}
 	names, ok := searchableTags[evt.Kind]
 	if !ok {
 		return ""

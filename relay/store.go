@@ -11,9 +11,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fiatjaf/eventstore"
 	"github.com/fiatjaf/eventstore/lmdb"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip40"
+
+	"github.com/agentnode/agentnode/relay/internal/lmdbw"
 )
 
 // ErrClosed is returned by every store operation after Close has begun.
@@ -26,7 +29,9 @@ var ErrClosed = errors.New("relay: closed")
 type store struct {
 	events *lmdb.LMDBBackend
 	search *searchIndex
+	ingest *ingester // the single writer: every save, replace and delete
 	limits Limits
+	log    *slog.Logger
 
 	mu       sync.RWMutex
 	closed   bool
@@ -48,7 +53,13 @@ func openStore(ctx context.Context, dataDir string, limits Limits, log *slog.Log
 		events.Close()
 		return nil, err
 	}
-	s := &store{events: events, search: search, limits: limits}
+	w, err := lmdbw.Open(events)
+	if err != nil {
+		events.Close()
+		search.close()
+		return nil, fmt.Errorf("open event writer: %w", err)
+	}
+	s := &store{events: events, search: search, ingest: newIngester(w, search), limits: limits, log: log}
 	if !clean {
 		if err := s.rebuildSearch(ctx, log); err != nil {
 			s.close()
@@ -112,44 +123,64 @@ func (s *store) close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.inflight.Wait()
+	if s.ingest.started {
+		s.ingest.close()
+	}
 	err := s.search.close()
 	s.events.Close()
 	return err
 }
 
-// save stores a regular event and indexes its searchable text.
+// startIngest starts the writer; announce is called with every stored
+// event in commit order (see ingester).
+func (s *store) startIngest(announce func(*nostr.Event)) {
+	s.ingest.announce = announce
+	s.ingest.started = true
+	s.ingest.start()
+}
+
+// save stores a regular event (a kind 5 deletion also removes the
+// author's targets) and indexes its searchable text, in the next batch.
 func (s *store) save(ctx context.Context, evt *nostr.Event) error {
-	done, err := s.enter()
-	if err != nil {
-		return err
-	}
-	defer done()
-	if err := s.events.SaveEvent(ctx, evt); err != nil {
-		return err // eventstore.ErrDupEvent passes through untouched for khatru
-	}
-	s.search.index(evt)
-	return nil
+	return s.write(ctx, lmdbw.Save, evt)
 }
 
 // replace stores a replaceable or addressable event, dropping older
 // versions in the same LMDB write transaction.
 func (s *store) replace(ctx context.Context, evt *nostr.Event) error {
-	done, err := s.enter()
-	if err != nil {
-		return err
-	}
-	defer done()
-	return s.events.ReplaceEvent(ctx, evt)
+	return s.write(ctx, lmdbw.Replace, evt)
 }
 
 // delete removes an event from the store and the index.
 func (s *store) delete(ctx context.Context, evt *nostr.Event) error {
+	err := s.write(ctx, lmdbw.Delete, evt)
+	if errors.Is(err, eventstore.ErrDupEvent) {
+		return nil // the delete was committed
+	}
+	return err
+}
+
+// write submits one op to the writer and returns what khatru's hooks
+// expect (hookResult); internal failures are logged, peers get a short
+// stable reason.
+func (s *store) write(ctx context.Context, action lmdbw.Action, evt *nostr.Event) error {
 	done, err := s.enter()
 	if err != nil {
 		return err
 	}
 	defer done()
-	return s.removeEvent(ctx, evt)
+	op, err := s.ingest.submit(ctx, action, evt)
+	if err != nil {
+		return errorf("error", "event not stored: %v", err)
+	}
+	if op.Outcome == lmdbw.Failed && errors.Is(op.Err, lmdbw.ErrUnstorable) {
+		return errorf("invalid", "%v", op.Err)
+	}
+	if op.Outcome == lmdbw.Failed {
+		s.log.Error("event not stored", "id", evt.ID, "err", op.Err)
+		return errorf("error", "event not stored")
+	}
+	return hookResult(op)
 }
 
 // removeEvent deletes evt from both stores; the caller has entered.
@@ -357,8 +388,9 @@ func scansKindsOutOfOrder(f nostr.Filter) bool {
 // hasHashTagKey reports a filter on a tag named "#x". No event carries such
 // a tag: these filters come from khatru's own "already deleted?" checks,
 // which spell the key "#e"/"#a" and so can never match (DESIGN §4 defect 4,
-// replaced by policies.RejectDeleted). Answering them from the index would
-// scan every kind 5 event on each publish.
+// replaced by the writer's in-transaction check, lmdbw deletedBy).
+// Answering them from the index would scan every kind 5 event on each
+// publish.
 func hasHashTagKey(f nostr.Filter) bool {
 	for k := range f.Tags {
 		if strings.HasPrefix(k, "#") {

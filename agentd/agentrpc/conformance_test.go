@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nbd-wtf/go-nostr"
+	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr/nip19"
 
 	"github.com/agentnode/agentnode/agentd/consent"
@@ -57,21 +57,10 @@ func TestConformance(t *testing.T) {
 	f := newFixture(t)
 	srv := httptest.NewServer(f.svc)
 	defer srv.Close()
-	files, _ := filepath.Glob("testdata/conformance/*.json")
-	sort.Strings(files)
-	if len(files) == 0 {
-		t.Fatal("no transcripts in testdata/conformance")
-	}
+	files := transcripts(t)
 	subst := substitutions(t)
 	for _, file := range files {
-		var s step
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+		s := readStep(t, file)
 		f.applyBefore(t, s.Before)
 		got := roundTrip(t, srv.URL, s.body(subst))
 		if *update {
@@ -83,6 +72,68 @@ func TestConformance(t *testing.T) {
 		}
 		if s.Response == nil || s.Response.Status != got.Status || indent(s.Response.Body) != indent(got.Body) {
 			t.Errorf("%s (%s):\n got %d %s\nwant %s\n(run with -update if the change is meant)", filepath.Base(file), s.About, got.Status, indent(got.Body), want(s.Response))
+		}
+	}
+}
+
+func transcripts(t *testing.T) []string {
+	files, _ := filepath.Glob("testdata/conformance/*.json")
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatal("no transcripts in testdata/conformance")
+	}
+	return files
+}
+
+func readStep(t *testing.T, file string) step { return readStepFile(t, file) }
+
+func readStepFile(t testing.TB, file string) step {
+	t.Helper()
+	var s step
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return s
+}
+
+// TestConformance_WebSocket replays the same transcripts over one
+// WebSocket on a fresh node: every response frame must be the recorded
+// body, and where HTTP answered 204 (notifications only) no frame comes
+// (the next frame answers a ping sent after it).
+func TestConformance_WebSocket(t *testing.T) {
+	if *update {
+		t.Skip("transcripts are recorded over HTTP")
+	}
+	f := newFixture(t)
+	srv := httptest.NewServer(f.svc)
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	subst := substitutions(t)
+	const sentinel = `{"jsonrpc":"2.0","id":"sentinel","method":"ping"}`
+	for _, file := range transcripts(t) {
+		s := readStep(t, file)
+		f.applyBefore(t, s.Before)
+		send(t, conn, string(s.body(subst)))
+		want := indent(s.Response.Body)
+		if s.Response.Status == http.StatusNoContent {
+			send(t, conn, sentinel)
+			want = indent(json.RawMessage(`{"jsonrpc":"2.0","result":{},"id":"sentinel"}`))
+		}
+		conn.SetReadDeadline(time.Now().Add(testWait))
+		_, frame, err := conn.ReadMessage()
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if got := indent(json.RawMessage(normalise(string(frame)))); got != want {
+			t.Errorf("%s over WebSocket:\n got %s\nwant %s", filepath.Base(file), got, want)
 		}
 	}
 }
@@ -215,8 +266,6 @@ func encode(v any) []byte {
 	_ = enc.Encode(v)
 	return buf.Bytes()
 }
-
-var _ = nostr.KindTextNote
 
 func want(r *response) string {
 	if r == nil {

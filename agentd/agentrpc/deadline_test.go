@@ -2,11 +2,13 @@ package agentrpc_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/agentrpc"
+	"github.com/agentnode/agentnode/agentd/consent"
 	"github.com/agentnode/agentnode/agentd/tasks"
 )
 
@@ -53,4 +55,27 @@ func TestDelegate_DeadlineExpires(t *testing.T) {
 	if got, _ := st.Get(ctx, res.Task.ID); got.Status != tasks.StatusExpired {
 		t.Fatalf("after the agent gave up: %s, want still expired", got.Status)
 	}
+}
+
+// TestMarkedMethod: a method the owner marks in the policy
+// ("method:tools/call") needs an approval; with it the call goes through.
+func TestMarkedMethod(t *testing.T) {
+	f := newFixture(t)
+	owner := openConsent(t, t.TempDir(), consent.MethodOp("tools/call"))
+	svc := agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: f.tasks, Messenger: f.echo, Consent: owner, Logger: quiet})
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	args := map[string]any{"name": "agentSearch", "arguments": map[string]any{}}
+	_, e := call(t, srv.URL, "tools/call", args)
+	if e == nil || e.Code != agentrpc.CodeConsentRequired {
+		t.Fatalf("marked method without approval: %+v, want -32004", e)
+	}
+	var data agentrpc.ConsentData
+	json.Unmarshal(e.Data, &data)
+	if _, err := owner.Approve(context.Background(), data.ApprovalID); err != nil {
+		t.Fatal(err)
+	}
+	args["_meta"] = map[string]any{"approvalId": data.ApprovalID}
+	mustCall(t, srv.URL, "tools/call", args, nil)
+	mustCall(t, srv.URL, "tools/list", map[string]any{}, nil) // not marked
 }

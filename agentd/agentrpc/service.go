@@ -3,11 +3,13 @@ package agentrpc
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +39,19 @@ type Messenger interface {
 	Message(ctx context.Context, agent, conversation, text string) (string, error)
 }
 
+// MessengerFunc adapts a function to Messenger, e.g.
+//
+//	agentrpc.MessengerFunc(func(ctx context.Context, agent, conv, text string) (string, error) {
+//		r, err := d.Chat(ctx, agent, conv, text)
+//		return r.Answer, err
+//	})
+type MessengerFunc func(ctx context.Context, agent, conversation, text string) (string, error)
+
+// Message calls f.
+func (f MessengerFunc) Message(ctx context.Context, agent, conversation, text string) (string, error) {
+	return f(ctx, agent, conversation, text)
+}
+
 // Caller calls an agent on another node over kind 25910
 // (*nostrrpc.Client satisfies it). fromAgent must be a local agent.
 type Caller interface {
@@ -53,6 +68,7 @@ type Consent interface {
 	Check(ctx context.Context, req consent.Request, approvalID string) error
 	Wait(ctx context.Context, approvalID string) error
 	Revoked(agent string) bool
+	Required(op string) bool
 }
 
 // DefaultTimeout bounds a delegated task without a deadline, and a message.
@@ -79,6 +95,10 @@ type Config struct {
 	Timeout time.Duration
 	// NewID makes correlation ids; nil: random.
 	NewID func() string
+	// Token, when set, is required of every HTTP request as
+	// "Authorization: Bearer <token>" (the node's API token): the endpoint
+	// acts as the node's agents. Remote nodes use kind 25910 instead.
+	Token string
 	// Options are the JSON-RPC server's (MapError is set here).
 	Options jsonrpc.Options
 	Logger  *slog.Logger
@@ -158,7 +178,26 @@ func (s *Service) register() {
 		"tools/call":                s.toolsCall,
 		"sampling/createMessage":    s.samplingCreateMessage,
 	} {
-		s.rpc.Register(method, h)
+		s.rpc.Register(method, s.marked(method, h))
+	}
+}
+
+// marked gates h behind the owner's approval when the policy names
+// consent.MethodOp(method) ("anything the owner marks"): the caller gets
+// -32004 and retries with params._meta.approvalId.
+func (s *Service) marked(method string, h jsonrpc.Handler) jsonrpc.Handler {
+	op := consent.MethodOp(method)
+	return func(ctx context.Context, params json.RawMessage) (any, error) {
+		if s.cfg.Consent != nil && s.cfg.Consent.Required(op) {
+			var p struct {
+				Meta Meta `json:"_meta"`
+			}
+			_ = json.Unmarshal(params, &p)
+			if err := s.cfg.Consent.Check(ctx, consent.Request{Op: op, Summary: "call " + method}, p.Meta.ApprovalID); err != nil {
+				return nil, err
+			}
+		}
+		return h(ctx, params)
 	}
 }
 
@@ -167,7 +206,20 @@ func (s *Service) Server() *jsonrpc.Server { return s.rpc }
 
 // ServeHTTP serves the endpoint: POST application/json (one request or a
 // batch) and WebSocket upgrades. Mount it at /acp.
-func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.rpc.ServeHTTP(w, r) }
+// With Config.Token set, a request without it is 401.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Token != "" && !bearer(r, s.cfg.Token) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agentnode"`)
+		http.Error(w, "agentrpc: missing or wrong API token", http.StatusUnauthorized)
+		return
+	}
+	s.rpc.ServeHTTP(w, r)
+}
+
+func bearer(r *http.Request, token string) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+}
 
 // Start resumes what the task store holds from before a restart: tasks
 // waiting for the owner's consent wait again; tasks that were assigned or

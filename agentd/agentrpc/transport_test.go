@@ -3,6 +3,7 @@ package agentrpc_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentnode/agentnode/agentd/agentrpc"
 )
 
 // TestWebSocket: the same endpoint over a WebSocket: a batch is answered
@@ -119,4 +122,39 @@ func TestMCPClient(t *testing.T) {
 	if !strings.Contains(string(b), bob.pk) || !strings.Contains(string(b), carol.pk) || strings.Contains(string(b), alice.pk) {
 		t.Fatalf("agentSearch agents = %s; want bob and carol only", b)
 	}
+}
+
+// bearerTransport adds the API token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestToken: with Config.Token set, a request without it is 401 and the
+// MCP client passing it works.
+func TestToken(t *testing.T) {
+	f := newFixture(t)
+	svc := agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: f.tasks, Messenger: f.echo, Token: "s3cret", Logger: quiet})
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without the token: %d, want 401", resp.StatusCode)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearerTransport{"s3cret"}}}, nil)
+	if err != nil {
+		t.Fatalf("with the token: %v", err)
+	}
+	cs.Close()
 }

@@ -30,7 +30,7 @@ type rpcError struct {
 }
 
 // call POSTs one request to url and returns its result or error.
-func call(t *testing.T, url, method string, params any) (json.RawMessage, *rpcError) {
+func call(t testing.TB, url, method string, params any) (json.RawMessage, *rpcError) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
@@ -49,7 +49,7 @@ func call(t *testing.T, url, method string, params any) (json.RawMessage, *rpcEr
 	return out.Result, out.Error
 }
 
-func mustCall(t *testing.T, url, method string, params, into any) {
+func mustCall(t testing.TB, url, method string, params, into any) {
 	t.Helper()
 	res, e := call(t, url, method, params)
 	if e != nil {
@@ -86,11 +86,11 @@ type twoNodes struct {
 // swap is an http.Handler whose target a test replaces (a node restart).
 type swap struct{ h atomic.Pointer[http.Handler] }
 
-func (s *swap) set(h http.Handler) { s.h.Store(&h) }
+func (s *swap) set(h http.Handler)                               { s.h.Store(&h) }
 func (s *swap) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
 
 // startA opens node A's stores from aTmp and starts its Service.
-func (n *twoNodes) startA(t *testing.T) {
+func (n *twoNodes) startA(t testing.TB) {
 	n.aTasks = openTasks(t, n.aTmp, nil)
 	n.aConsent = openConsent(t, n.aTmp, consent.OpDelegateRemote)
 	n.aSvc = agentrpc.New(agentrpc.Config{Directory: n.aDir, Tasks: n.aTasks, Consent: n.aConsent, Messenger: newEcho(alice),
@@ -109,7 +109,7 @@ func (n *twoNodes) stopA() {
 	n.aConsent.Close()
 }
 
-func startTwoNodes(t *testing.T) *twoNodes {
+func startTwoNodes(t testing.TB) *twoNodes {
 	n := &twoNodes{aRelay: openRelay(t), bRelay: openRelay(t), aClock: &clock{now: time.Now()}}
 	bSrv := httptest.NewServer(n.bRelay)
 	t.Cleanup(bSrv.Close)

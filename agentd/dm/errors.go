@@ -16,6 +16,9 @@ var (
 	// ErrImpersonation: the rumor claims an author other than the seal's
 	// signer — somebody is speaking for somebody else.
 	ErrImpersonation = errors.New("rumor author differs from seal signer")
+	// ErrNoAnswer: returned by a Responder, the DM is dropped without any
+	// reply (a revoked agent answers nothing).
+	ErrNoAnswer = errors.New("dm: the agent does not answer")
 	// ErrConfig: a required Config field is missing.
 	ErrConfig = errors.New("dm: invalid config")
 )

@@ -2,6 +2,7 @@ package dm
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 
@@ -115,6 +116,9 @@ func (s *Service) answerAndReply(ctx context.Context, log *slog.Logger, agent, s
 	if ctx.Err() != nil {
 		return false
 	}
+	if text == "" { // ErrNoAnswer: handled, nothing to send
+		return true
+	}
 	if err := s.reply(ctx, agent, sk, rumor, text); err != nil {
 		log.Error("dm: reply not published", "err", err)
 	}
@@ -127,6 +131,10 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, agent string, ru
 	rctx, cancel := context.WithTimeout(ctx, s.cfg.RespondTimeout)
 	defer cancel()
 	text, err := s.cfg.Responder.Respond(rctx, agent, rumor.PubKey, rumor.Content)
+	if errors.Is(err, ErrNoAnswer) {
+		log.Info("dm: the agent does not answer", "from", rumor.PubKey)
+		return ""
+	}
 	if err != nil || text == "" {
 		log.Warn("dm: responder failed; sending the unavailable text", "from", rumor.PubKey, "err", err)
 		return s.cfg.UnavailableText

@@ -2,10 +2,10 @@ package tasks
 
 import (
 	"context"
-	"time"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Create stores a new pending task. An empty ID gets a fresh one; Status,
@@ -166,7 +166,6 @@ func deadlineMS(t Task) int64 {
 	}
 	return 0
 }
-
 
 // Edit applies edit to an unfinished task without changing its status
 // (recording the chosen agent or the approval it waits for). The status,

@@ -101,7 +101,8 @@ func searchTool(reg *registry.Registry) mcp.ToolHandlerFor[SearchInput, any] {
 // anything else.
 func peerError(err error) error {
 	switch {
-	case errors.Is(err, registry.ErrNotFound), errors.Is(err, registry.ErrBadRef), errors.Is(err, registry.ErrBadAuthor):
+	case errors.Is(err, registry.ErrNotFound), errors.Is(err, registry.ErrBadRef), errors.Is(err, registry.ErrBadAuthor),
+		errors.Is(err, registry.ErrInvalid):
 		return err
 	}
 	return fmt.Errorf("registry unavailable")

@@ -198,6 +198,16 @@ func TestNew_agentTools(t *testing.T) {
 	if got := toolNames(t, cs); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}
+	listed, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range listed.Tools { // _meta maps each alias back to its CapabilityRef
+		if tool.Name == "note__state.create" && (tool.Meta["capability_id"] != "did:nuwa:cap:note/state.create" ||
+			tool.Meta["version"] != "1.0.0" || tool.Meta["kind"] != "tool") {
+			t.Errorf("note__state.create _meta: %v", tool.Meta)
+		}
+	}
 
 	res, out := call(t, cs, "cap_word_count", map[string]any{"text": "one two three"})
 	if res.IsError || out["ok"] != true || res.Content[0].(*mcp.TextContent).Text != `{"words":3}` {

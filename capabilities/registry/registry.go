@@ -21,11 +21,18 @@ type Source interface {
 // Option configures a Registry.
 type Option func(*Registry)
 
-// WithPreferredAuthors sets the node's preferred authors (hex pubkeys), in
-// order: when two authors publish one name, the first of these who has a
-// matching version wins (see docs/REGISTRY.md).
+// WithPreferredAuthors sets the node's preferred authors (hex or npub;
+// anything else is ignored), in order: when two authors publish one name,
+// the first of these who has a matching version wins (docs/REGISTRY.md).
 func WithPreferredAuthors(pubkeys ...string) Option {
-	return func(r *Registry) { r.preferred = append([]string(nil), pubkeys...) }
+	return func(r *Registry) {
+		r.preferred = nil
+		for _, pk := range pubkeys {
+			if hex, err := NormalizeAuthor(pk); err == nil && hex != "" {
+				r.preferred = append(r.preferred, hex)
+			}
+		}
+	}
 }
 
 // WithParser sets how events become packages (default acp.FromEvent with

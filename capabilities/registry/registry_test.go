@@ -128,8 +128,9 @@ func TestRegistry_Resolve_twoAuthors(t *testing.T) {
 		{"first publisher wins", registry.New(rel), "note", "", alicePK, "1.1.0", []string{bobPK}, nil},
 		{"explicit author wins", registry.New(rel), "note", bobPK, bobPK, "5.0.0", nil, nil},
 		{"explicit author as npub", registry.New(rel), "note", bobNpub, bobPK, "5.0.0", nil, nil},
-		{"explicit author without the name", registry.New(rel), "note", "f" + bobPK[1:], "", "", nil, registry.ErrNotFound},
+		{"explicit author without the name", registry.New(rel), "note", strings.Repeat("e", 64), "", "", nil, registry.ErrNotFound},
 		{"preferred author wins", registry.New(rel, registry.WithPreferredAuthors(bobPK)), "note", "", bobPK, "5.0.0", []string{alicePK}, nil},
+		{"preferred author as npub", registry.New(rel, registry.WithPreferredAuthors("junk", bobNpub)), "note", "", bobPK, "5.0.0", []string{alicePK}, nil},
 		{"preferred author lacks the version", registry.New(rel, registry.WithPreferredAuthors(bobPK)), "note@1.0.0", "", alicePK, "1.0.0", nil, nil},
 		{"explicit beats preferred", registry.New(rel, registry.WithPreferredAuthors(bobPK)), "note", alicePK, alicePK, "1.1.0", nil, nil},
 		{"bad author", registry.New(rel), "note", "nobody", "", "", nil, registry.ErrBadAuthor},
@@ -329,5 +330,45 @@ func TestRegistry_Resolve_invalidPackage(t *testing.T) {
 	_, err := reg.Resolve(context.Background(), "broken", "")
 	if !errors.Is(err, registry.ErrInvalid) || !strings.Contains(err.Error(), "state.create") {
 		t.Fatalf("resolve: got %v, want ErrInvalid naming state.create", err)
+	}
+}
+
+// Index, Search and Resolve run concurrently (run with -race).
+func TestRegistry_concurrent(t *testing.T) {
+	rel := registrytest.OpenRelay(t)
+	alice, _ := registrytest.Key(t)
+	reg := registry.New(rel)
+	ctx := context.Background()
+	if err := reg.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer rel.OnStored(reg.Index)()
+	done := make(chan error, 1)
+	go func() { // owned: the test waits on done
+		for i := range 20 {
+			evt, err := registrytest.Event(note(fmt.Sprintf("1.%d.0", i)), alice, t0+int64(i))
+			if err == nil {
+				err = rel.Publish(ctx, evt)
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for range 50 {
+		if _, err := reg.Search(ctx, "notes", registry.Filters{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reg.Resolve(ctx, "note", ""); err != nil && !errors.Is(err, registry.ErrNotFound) {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if e, err := reg.Resolve(ctx, "note", ""); err != nil || e.Version != "1.19.0" {
+		t.Fatalf("after the writer: %v, %v", e, err)
 	}
 }

@@ -60,6 +60,8 @@ type hit struct {
 // score 0 for an empty query.
 func (r *Registry) candidates(query string) map[string]float64 {
 	words := tokenize(query)
+	slices.Sort(words)
+	words = slices.Compact(words) // a repeated word counts once
 	if whole := strings.ToLower(strings.TrimSpace(query)); whole != "" && !slices.Contains(words, whole) {
 		words = append(words, whole)
 	}

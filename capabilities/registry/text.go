@@ -60,18 +60,27 @@ func (t *textIndex) remove(key string) {
 // has in the key, times the share of query words the key matches (so a
 // key matching every word ranks above one matching a single word often).
 func (t *textIndex) score(words []string) map[string]float64 {
-	sums := map[string]float64{}
-	hits := map[string]int{}
+	type acc struct {
+		sum  float64
+		hits int
+	}
+	accs := map[string]*acc{}
 	for _, w := range words {
 		for key, weight := range t.postings[w] {
-			sums[key] += weight
-			hits[key]++
+			a := accs[key]
+			if a == nil {
+				a = &acc{}
+				accs[key] = a
+			}
+			a.sum += weight
+			a.hits++
 		}
 	}
-	for key := range sums {
-		sums[key] *= float64(hits[key]) / float64(len(words))
+	out := make(map[string]float64, len(accs))
+	for key, a := range accs {
+		out[key] = a.sum * float64(a.hits) / float64(len(words))
 	}
-	return sums
+	return out
 }
 
 // docWords yields every (word, weight) of an entry.

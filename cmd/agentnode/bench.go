@@ -3,31 +3,43 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
+	"io"
 	"os"
 
 	"github.com/agentnode/agentnode/bench"
 )
 
 func init() {
-	commands["bench"] = command{"measure the relay against plain khatru+lmdb (bench relay)", runBench}
+	commands["bench"] = command{"measure the relay against plain khatru+lmdb (bench ingest|query|fanout|relay)", runBench}
 }
 
 // benchUsage is the bench command's synopsis.
-const benchUsage = "bench relay [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json]"
+const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D] [--seed N] [--json]
+       bench query  [--stored N] [--queries N] [--dir D] [--query-dir D] [--seed N] [--json]
+       bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json]
+       bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json]`
+
+// tableWriter is every bench report.
+type tableWriter interface{ WriteTable(w io.Writer) error }
+
+// benchRunners are the bench subcommands.
+var benchRunners = map[string]func(ctx context.Context, m *Main, args []string) (tableWriter, bool, error){
+	"ingest": runBenchIngest,
+	"query":  runBenchQuery,
+	"fanout": runBenchFanout,
+	"relay":  runBenchRelay,
+}
 
 func runBench(ctx context.Context, m *Main, args []string) error {
-	if len(args) == 0 || args[0] != "relay" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			m.newFlagSet("bench", benchUsage).Usage()
-			return errHelpShown
-		}
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		m.newFlagSet("bench", benchUsage).Usage()
+		return errHelpShown
+	}
+	if len(args) == 0 || benchRunners[args[0]] == nil {
 		return usagef("bench: want `agentnode %s`", benchUsage)
 	}
-	opts, asJSON, err := parseBenchFlags(m, args[1:])
-	if err != nil {
-		return err
-	}
-	rep, err := bench.RunRelay(ctx, opts)
+	rep, asJSON, err := benchRunners[args[0]](ctx, m, args[1:])
 	if err != nil {
 		return err
 	}
@@ -39,9 +51,63 @@ func runBench(ctx context.Context, m *Main, args []string) error {
 	return rep.WriteTable(m.Stdout)
 }
 
-// parseBenchFlags reads `bench relay`'s flags into RelayOptions.
-func parseBenchFlags(m *Main, args []string) (opts bench.RelayOptions, asJSON bool, err error) {
-	fs := m.newFlagSet("bench", benchUsage)
+func runBenchIngest(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
+	var opts bench.IngestOptions
+	var asJSON bool
+	fs := m.newFlagSet("bench ingest", benchUsage)
+	fs.IntVar(&opts.Events, "events", bench.DefaultIngestEvents, "events per scenario and relay")
+	fs.IntVar(&opts.Conns, "conns", bench.DefaultIngestConns, "publisher connections in the many-publishers scenario")
+	fs.IntVar(&opts.Window, "window", bench.DefaultIngestWindow, "events in flight per connection in the many-publishers scenario")
+	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs (a real disk)")
+	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the generated data (0: from the clock)")
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	if err := parseBenchArgs(fs, args, "bench ingest"); err != nil {
+		return nil, false, err
+	}
+	opts.Progress = m.Stderr
+	rep, err := bench.RunIngest(ctx, opts)
+	return rep, asJSON, err
+}
+
+func runBenchFanout(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
+	var opts bench.FanoutOptions
+	var asJSON bool
+	fs := m.newFlagSet("bench fanout", benchUsage)
+	fs.IntVar(&opts.Subs, "subs", bench.DefaultFanoutSubs, "live subscriptions matching every event")
+	fs.IntVar(&opts.Conns, "conns", bench.DefaultFanoutConns, "websockets the subscriptions are spread over")
+	fs.IntVar(&opts.Events, "events", bench.DefaultFanoutEvents, "events published one at a time")
+	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs")
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	if err := parseBenchArgs(fs, args, "bench fanout"); err != nil {
+		return nil, false, err
+	}
+	opts.Progress = m.Stderr
+	rep, err := bench.RunFanout(ctx, opts)
+	return rep, asJSON, err
+}
+
+func runBenchQuery(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
+	return runRelayPhases(ctx, m, args, "bench query", bench.PhaseQuery)
+}
+
+func runBenchRelay(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
+	return runRelayPhases(ctx, m, args, "bench relay")
+}
+
+// runRelayPhases runs bench.RunRelay with phases (none: all).
+func runRelayPhases(ctx context.Context, m *Main, args []string, name string, phases ...string) (tableWriter, bool, error) {
+	opts, asJSON, err := parseBenchFlags(m, name, args)
+	if err != nil {
+		return nil, false, err
+	}
+	opts.Phases = phases
+	rep, err := bench.RunRelay(ctx, opts)
+	return rep, asJSON, err
+}
+
+// parseBenchFlags reads `bench relay`'s (and `bench query`'s) flags into RelayOptions.
+func parseBenchFlags(m *Main, name string, args []string) (opts bench.RelayOptions, asJSON bool, err error) {
+	fs := m.newFlagSet(name, benchUsage)
 	fs.IntVar(&opts.Events, "events", bench.DefaultEvents, "lessons sent per ingest run")
 	fs.IntVar(&opts.Window, "window", bench.DefaultWindow, "events in flight in the windowed ingest run")
 	fs.IntVar(&opts.Stored, "stored", bench.DefaultStored, "events stored before the query phase")
@@ -51,12 +117,20 @@ func parseBenchFlags(m *Main, args []string) (opts bench.RelayOptions, asJSON bo
 	fs.StringVar(&opts.QueryDir, "query-dir", "", "parent of the query-phase data dirs (default /dev/shm if present, else --dir)")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the generated data (0: from the clock)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseBenchArgs(fs, args, name); err != nil {
 		return opts, false, err
-	}
-	if fs.NArg() > 0 {
-		return opts, false, usagef("bench relay: unexpected argument %q", fs.Arg(0))
 	}
 	opts.Progress = m.Stderr
 	return opts, asJSON, nil
+}
+
+// parseBenchArgs parses a bench subcommand's flags; it takes no arguments.
+func parseBenchArgs(fs *flag.FlagSet, args []string, name string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q", name, fs.Arg(0))
+	}
+	return nil
 }

@@ -137,8 +137,9 @@ func (b *bunkerRPC) read(sub *nostr.Subscription) {
 var (
 	// errBunkerRefused wraps an error the signer answered with.
 	errBunkerRefused = errors.New("refused")
-	// errBunkerNotListening: no relay took the request (khatru, for one,
-	// refuses an ephemeral event nobody subscribes to: "mute: ...").
+	// errBunkerNotListening: no relay took the request (plain khatru, for
+	// one, refuses an ephemeral event nobody subscribes to: "mute: ...";
+	// agentnode's relay takes them all, so there the call times out).
 	errBunkerNotListening = errors.New("no relay took the request")
 )
 

@@ -65,6 +65,7 @@ type ServeCommand struct {
 
 	asm *serveState   // the Agent State Model runtime and replicators (serve_state.go)
 	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_runtime.go)
+	acp *serveACP     // Agent Context Protocol endpoint, tasks, consent (serve_acp.go)
 
 	file *serveFile // --config as read by ParseFlags (serve_config.go)
 }
@@ -141,6 +142,17 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		c.relay.Close(ctx)
 		return err
 	}
+	if err := c.openRegistry(ctx, logger); err != nil {
+		c.closeRuntime(ctx)
+		c.closeState(ctx)
+		c.relay.Close(ctx)
+		return err
+	}
+	if err := c.openConsent(ctx); err != nil {
+		c.closeState(ctx)
+		c.relay.Close(ctx)
+		return err
+	}
 	if err := c.openDaemon(ctx, logger); err != nil {
 		c.closeRuntime(ctx)
 		c.closeState(ctx)
@@ -148,6 +160,13 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		return err
 	}
 	c.openDirectory(logger)
+	if err := c.openACP(ctx, logger); err != nil {
+		c.closeRuntime(ctx)
+		c.closeState(ctx)
+		c.daemon.Close(ctx)
+		c.relay.Close(ctx)
+		return err
+	}
 	c.ln, err = net.Listen("tcp", c.Config.Listen)
 	if err != nil {
 		c.closeRuntime(ctx)
@@ -156,7 +175,13 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		c.relay.Close(ctx)
 		return fmt.Errorf("listen on %s: %w", c.Config.Listen, err)
 	}
-	c.server = &http.Server{Handler: c.relay, ReadHeaderTimeout: 10 * time.Second,
+	handler, err := c.mountEndpoints(logger)
+	if err != nil {
+		c.ln.Close()
+		c.Close(ctx)
+		return err
+	}
+	c.server = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	logger.Info("agentnode listening", "addr", c.ln.Addr().String(), "url", "ws://"+c.ln.Addr().String(), "version", Version)
 	return nil

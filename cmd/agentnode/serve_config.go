@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentnode/agentnode/agentd/consent"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -19,13 +20,15 @@ import (
 //	 "model":    {"base_url": "http://localhost:11434/v1", "model": "llama3.1", "api_key_env": "OPENAI_API_KEY"},
 //	 "bindings": {"allow_private": false, "allow_hosts": ["intranet.example"],
 //	              "mcp": {"did:nuwa:mcp:webscraper:version1": {"command": ["node", "server.js"], "env": ["K=V"]},
-//	                      "did:nuwa:mcp:vision": {"url": "https://mcp.example/mcp"}}}}
+//	                      "did:nuwa:mcp:vision": {"url": "https://mcp.example/mcp"}}},
+//	 "consent":  {"require": ["delegate.remote"]}}
 //
 // Every key is optional; an unknown key, at any level, is refused.
 type serveFile struct {
 	Trust    lessons.Config `json:"trust"`
 	Model    serveModel     `json:"model"`
 	Bindings serveBindings  `json:"bindings"`
+	Consent  consent.Policy `json:"consent"`
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -34,7 +37,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings"},
+	"":      {"trust", "model", "bindings", "consent"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 

@@ -38,7 +38,7 @@ type serveMCPEnd struct {
 // parseRuntimeSections decodes the "model" and "bindings" sections,
 // refusing unknown keys.
 func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
-	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings} {
+	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent} {
 		raw, ok := top[name]
 		if !ok {
 			continue

@@ -24,7 +24,7 @@ func (c *ServeCommand) openDirectory(logger *slog.Logger) {
 		}
 	}
 	c.rt.dir = directory.New(directory.Config{Source: c.relay, Allowlist: allow,
-		Local: func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
+		Local:  func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
 		Logger: logger.With("component", "directory")})
 	c.rt.beat = directory.NewHeartbeater(directory.HeartbeaterConfig{Agents: c.agentKeys,
 		Keys: c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,
@@ -50,6 +50,3 @@ func (c *ServeCommand) agentStatus(agent string) directory.Status {
 	}
 	return st
 }
-
-// agentLoad is how many tasks the agent runs now.
-func (c *ServeCommand) agentLoad(agent string) int { return 0 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/capabilities/llm"
+	"github.com/agentnode/agentnode/capabilities/registry"
 )
 
 // serveRuntime is the capability runtime of `agentnode serve`: the chat
@@ -26,11 +28,16 @@ import (
 type serveRuntime struct {
 	model    *llm.Client // nil without a configured model
 	bindings *bindings.Runner
-	rpc      *nostrrpc.Client // set once the listen address is known
-	rpcSrv   *nostrrpc.Server
-	dm       *dm.Service
-	dir      *directory.Directory  // the agent directory (serve_directory.go)
-	beat     *directory.Heartbeater // the local agents' 30333 heartbeats
+	// rpc and dm are set once the listen address is known, while the
+	// daemon may already call agentsChanged and nuwa_a2a: atomic.
+	rpc    atomic.Pointer[nostrrpc.Client]
+	rpcSrv *nostrrpc.Server
+	dm     atomic.Pointer[dm.Service]
+	dir    *directory.Directory   // the agent directory (serve_directory.go)
+	beat   *directory.Heartbeater // the local agents' 30333 heartbeats
+
+	reg       *registry.Registry // capability packages the relay holds (serve_endpoints.go)
+	unhookReg func()
 }
 
 // openRuntime builds the model client and the bindings runner; the daemon
@@ -59,6 +66,8 @@ func (c *ServeCommand) openRuntime(logger *slog.Logger) error {
 func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 	cfg.State = c.asm.rt
 	cfg.Bindings = agentd.RunnerBindings(c.rt.bindings)
+	cfg.Revoked = c.revoked
+	cfg.Capabilities = agentd.RegistryResolver(c.rt.reg)
 	if c.rt.model != nil {
 		cfg.Model = c.rt.model
 	}
@@ -70,10 +79,10 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 // is out before the first client asks.
 func (c *ServeCommand) startRuntime(ctx context.Context, logger *slog.Logger) error {
 	local := "ws://" + c.Addr()
-	c.rt.rpc = nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: append([]string{local}, c.Config.Peers...),
-		Keys: c.daemon.SecretKey, Logger: logger.With("component", "a2a")})
+	c.rt.rpc.Store(nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: append([]string{local}, c.Config.Peers...),
+		Keys: c.daemon.SecretKey, Logger: logger.With("component", "a2a")}))
 	c.rt.rpcSrv = nostrrpc.NewServer(nostrrpc.ServerConfig{Source: c.relay, Publish: c.relay.Publish,
-		Keys: c.localKey, Handler: agentRPC{c}, Logger: logger.With("component", "a2a-server")})
+		Keys: c.localKey, Handler: nostrrpc.HandlerFunc(c.serveRPC), Logger: logger.With("component", "a2a-server")})
 	c.rt.rpcSrv.Start()
 	if err := c.rt.dir.Start(ctx); err != nil {
 		return err
@@ -81,11 +90,18 @@ func (c *ServeCommand) startRuntime(ctx context.Context, logger *slog.Logger) er
 	if err := c.rt.beat.Start(ctx); err != nil {
 		return err
 	}
-	c.rt.dm = dm.New(dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
+	if err := c.startACP(ctx); err != nil {
+		return err
+	}
+	svc := dm.New(dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
 		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.respondDM),
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
 		RelayURLs: []string{local}, Logger: logger.With("component", "dm")})
-	return c.rt.dm.Start(ctx)
+	if err := svc.Start(ctx); err != nil {
+		return err
+	}
+	c.rt.dm.Store(svc)
+	return nil
 }
 
 // closeRuntime stops the DM service, the 25910 server and client and the
@@ -95,8 +111,8 @@ func (c *ServeCommand) closeRuntime(ctx context.Context) error {
 		return nil
 	}
 	var errs []error
-	if c.rt.dm != nil {
-		errs = append(errs, c.rt.dm.Close(ctx))
+	if svc := c.rt.dm.Swap(nil); svc != nil {
+		errs = append(errs, svc.Close(ctx))
 	}
 	if c.rt.rpcSrv != nil {
 		errs = append(errs, c.rt.rpcSrv.Close())
@@ -107,11 +123,15 @@ func (c *ServeCommand) closeRuntime(ctx context.Context) error {
 		cancel()
 		errs = append(errs, c.rt.beat.Close())
 	}
+	errs = append(errs, c.closeACP())
 	if c.rt.dir != nil {
 		errs = append(errs, c.rt.dir.Close())
 	}
-	if c.rt.rpc != nil {
-		errs = append(errs, c.rt.rpc.Close())
+	if rpc := c.rt.rpc.Swap(nil); rpc != nil {
+		errs = append(errs, rpc.Close())
+	}
+	if c.rt.unhookReg != nil {
+		c.rt.unhookReg()
 	}
 	if c.rt.bindings != nil {
 		errs = append(errs, c.rt.bindings.Close())
@@ -140,6 +160,9 @@ func (c *ServeCommand) localKey(pubkey string) (string, bool) {
 // respondDM answers a NIP-17 DM through the agent's chat, the sender's
 // pubkey being the conversation.
 func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) (string, error) {
+	if c.revoked(agent) {
+		return "", dm.ErrNoAnswer
+	}
 	r, err := c.daemon.Chat(ctx, agent, from, text)
 	return r.Answer, err
 }
@@ -149,10 +172,11 @@ func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) 
 type lateA2A struct{ c *ServeCommand }
 
 func (l lateA2A) CallAgent(ctx context.Context, from, target, method string, params json.RawMessage) (json.RawMessage, error) {
-	if l.c.rt.rpc == nil {
+	rpc := l.c.rt.rpc.Load()
+	if rpc == nil {
 		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "the node is not serving yet")
 	}
-	return l.c.rt.rpc.CallAgent(ctx, from, target, method, params)
+	return rpc.CallAgent(ctx, from, target, method, params)
 }
 
 // agentRPC answers kind-25910 calls to a local agent: a method is the name
@@ -185,13 +209,17 @@ func (h agentRPC) ServeRPC(ctx context.Context, agent, from, method string, para
 // unchanged ones).
 func (c *ServeCommand) agentsChanged() {
 	c.refreshPeers()
-	if c.rt == nil || c.rt.dm == nil {
+	if c.rt == nil {
+		return
+	}
+	svc := c.rt.dm.Load()
+	if svc == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, pk := range c.agentKeys() {
-		if err := c.rt.dm.Announce(ctx, pk); err != nil {
+		if err := svc.Announce(ctx, pk); err != nil {
 			slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)
 		}
 	}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/agentrpc"
+	"github.com/agentnode/agentnode/agentd/consent"
+	"github.com/agentnode/agentnode/agentd/tasks"
+)
+
+// serveACP is the Agent Context Protocol side of `agentnode serve`
+// (docs/AGENT-CONTEXT-PROTOCOL.md): the JSON-RPC endpoint at /acp, the
+// task queue (<data>/agents/tasks.db) and the owner's consent store
+// (<data>/agents/consent.db, /api/consent).
+type serveACP struct {
+	svc     *agentrpc.Service
+	tasks   *tasks.Store
+	consent *consent.Consent
+}
+
+// openConsent opens the consent store; the daemon asks it whether an
+// agent is revoked, so it opens first.
+func (c *ServeCommand) openConsent(ctx context.Context) error {
+	var policy consent.Policy
+	if c.file != nil {
+		policy = c.file.Consent
+	}
+	own, err := consent.Open(ctx, consent.Config{Path: filepath.Join(c.Config.DataDir, "agents", "consent.db"), Policy: policy})
+	if err != nil {
+		return fmt.Errorf("serve: consent: %w", err)
+	}
+	c.acp = &serveACP{consent: own}
+	return nil
+}
+
+// revoked reports whether the owner revoked agent (agentnode consent revoke).
+func (c *ServeCommand) revoked(agent string) bool {
+	return c.acp != nil && c.acp.consent != nil && c.acp.consent.Revoked(agent)
+}
+
+// openACP opens the task queue and the endpoint over the directory, the
+// daemon's chat and the 25910 client, and mounts /api/consent.
+func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
+	ts, err := tasks.Open(ctx, tasks.Config{Path: filepath.Join(c.Config.DataDir, "agents", "tasks.db"),
+		Logger: logger.With("component", "tasks")})
+	if err != nil {
+		return fmt.Errorf("serve: tasks: %w", err)
+	}
+	c.acp.tasks = ts
+	token, err := agentd.ReadToken(c.Config.DataDir)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	cfg := agentrpc.Config{Directory: c.rt.dir, Tasks: ts, Consent: c.acp.consent,
+		Messenger: agentrpc.MessengerFunc(c.respondDM), Caller: lateA2A{c}, Local: c.isLocal,
+		Keys: c.daemon.SecretKey, Name: "agentnode", Version: Version, Token: token,
+		Logger: logger.With("component", "acp")}
+	if c.rt.model != nil { // never a typed nil in the interface
+		cfg.Model = c.rt.model
+	}
+	c.acp.svc = agentrpc.New(cfg) // mounted at /acp by mountEndpoints
+	h := consent.Handler(c.acp.consent, token, logger.With("component", "consent"))
+	c.relay.Handle("/api/consent", h)
+	c.relay.Handle("/api/consent/", h)
+	return nil
+}
+
+// startACP starts the deadline sweeps and the endpoint.
+func (c *ServeCommand) startACP(ctx context.Context) error {
+	if err := c.acp.tasks.Start(ctx); err != nil {
+		return err
+	}
+	return c.acp.svc.Start(ctx)
+}
+
+// closeACP stops the endpoint, then closes the task and consent stores.
+func (c *ServeCommand) closeACP() error {
+	if c.acp == nil {
+		return nil
+	}
+	var errs []error
+	if c.acp.svc != nil {
+		errs = append(errs, c.acp.svc.Close())
+	}
+	if c.acp.tasks != nil {
+		errs = append(errs, c.acp.tasks.Close())
+	}
+	if c.acp.consent != nil {
+		errs = append(errs, c.acp.consent.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// isLocal reports whether pk is one of this node's agents.
+func (c *ServeCommand) isLocal(pk string) bool {
+	a, err := c.daemon.Lookup(pk)
+	return err == nil && a.PubKey == pk
+}
+
+// agentLoad is how many tasks this node has assigned to the agent and not
+// yet finished (its heartbeat's load).
+func (c *ServeCommand) agentLoad(agent string) int {
+	if c.acp == nil || c.acp.tasks == nil {
+		return 0
+	}
+	active, err := c.acp.tasks.Active(context.Background())
+	if err != nil {
+		return 0
+	}
+	return active[agent]
+}
+
+// serveRPC answers a kind-25910 call to a local agent: agent/* methods go
+// to the Agent Context Protocol endpoint, anything else to the agent's
+// capability tools (agentRPC).
+func (c *ServeCommand) serveRPC(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error) {
+	if c.revoked(agent) {
+		return nil, fmt.Errorf("%w", agentd.ErrRevoked)
+	}
+	if strings.HasPrefix(method, "agent/") && c.acp != nil && c.acp.svc != nil {
+		return c.acp.svc.ServeRPC(ctx, agent, from, method, params)
+	}
+	return agentRPC{c}.ServeRPC(ctx, agent, from, method, params)
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/capabilities/cap"
+	"github.com/agentnode/agentnode/capabilities/mcpserver"
+	"github.com/agentnode/agentnode/capabilities/registry"
+	"github.com/agentnode/agentnode/jsonrpc"
+)
+
+// The node's protocol endpoints beside the relay. They sit in front of the
+// relay (serveMux) because the relay takes every websocket upgrade as a
+// Nostr connection, and /acp and /cap/agents/{agent} speak JSON-RPC over
+// websockets too.
+const (
+	pathACP = "/acp"                // Agent Context Protocol (docs/AGENT-CONTEXT-PROTOCOL.md)
+	pathCAP = "/cap/agents/{agent}" // CAP over JSON-RPC, per agent (docs/CAP.md)
+)
+
+// errBadToken: a request to an agent's endpoint without the node's API token.
+var errBadToken = errors.New("missing or wrong API token (Authorization: Bearer <data>/agents/api.token)")
+
+// openRegistry loads the capability registry from the relay and keeps it
+// live (docs/REGISTRY.md). The daemon resolves installs through it.
+func (c *ServeCommand) openRegistry(ctx context.Context, logger *slog.Logger) error {
+	c.rt.reg = registry.New(c.relay, registry.WithLogger(logger.With("component", "registry")))
+	c.rt.unhookReg = c.relay.OnStored(c.rt.reg.Index) // before Load: nothing stored meanwhile is missed
+	if err := c.rt.reg.Load(ctx); err != nil {
+		return fmt.Errorf("serve: load the capability registry: %w", err)
+	}
+	logger.Info("capability registry loaded", "packages", c.rt.reg.Len())
+	return nil
+}
+
+// mountEndpoints builds the top-level handler: /acp, CAP and MCP, then
+// the relay for everything else.
+func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error) {
+	token, err := agentd.ReadToken(c.Config.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	host := cap.NewHost(c.daemon.CapSource(), cap.Options{})
+	mux := http.NewServeMux()
+	mux.Handle(pathACP, c.acp.svc)
+	mux.Handle(pathCAP, cap.Handler(host, func(r *http.Request, _ string) error {
+		return checkBearer(token, bearer(r))
+	}, jsonrpc.Options{Logger: logger.With("component", "cap")}))
+	mcpserver.Mount(mux, mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
+		Logger:    logger.With("component", "mcp"),
+		Authorize: func(_ context.Context, _, tok string) error { return checkBearer(token, tok) }}))
+	mux.Handle("/", c.relay)
+	return mux, nil
+}
+
+// bearer is the request's bearer token ("" without one).
+func bearer(r *http.Request) string {
+	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return strings.TrimSpace(tok)
+}
+
+// checkBearer compares a presented token with the node's in constant time.
+func checkBearer(want, got string) error {
+	if got == "" || subtle.ConstantTimeCompare([]byte(want), []byte(got)) != 1 {
+		return errBadToken
+	}
+	return nil
+}

@@ -1,0 +1,297 @@
+package lmdbw
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/PowerDNS/lmdb-go/lmdb"
+	eslmdb "github.com/fiatjaf/eventstore/lmdb"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// openBackend opens a fresh eventstore/lmdb backend and a writer on it.
+func openBackend(t *testing.T) (*eslmdb.LMDBBackend, *Writer) {
+	t.Helper()
+	b := &eslmdb.LMDBBackend{Path: t.TempDir()}
+	if err := b.Init(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	w, err := Open(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, w
+}
+
+// signed builds and signs an event by sk.
+func signed(t *testing.T, sk string, kind int, at nostr.Timestamp, tags nostr.Tags, content string) *nostr.Event {
+	t.Helper()
+	evt := &nostr.Event{Kind: kind, CreatedAt: at, Tags: tags, Content: content}
+	if err := evt.Sign(sk); err != nil {
+		t.Fatal(err)
+	}
+	return evt
+}
+
+// varied is a set of events exercising every index of the layout.
+func varied(t *testing.T) []*nostr.Event {
+	sk, other := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
+	opk, _ := nostr.GetPublicKey(other)
+	long := string(bytes.Repeat([]byte("x"), 120))
+	return []*nostr.Event{
+		signed(t, sk, 1, 1000, nostr.Tags{{"p", opk}, {"e", opk}, {"t", "go"}, {"t", "go"}, {"t", long}}, "hello"),
+		signed(t, sk, 4129, 1001, nostr.Tags{{"title", "a lesson"}, {"a", "30023:" + opk + ":slug"}, {"x"}, {}}, "text"),
+		signed(t, other, 30023, 1002, nostr.Tags{{"d", "slug"}, {"d", "second"}, {"p", opk}}, ""),
+		signed(t, other, 0, 1003, nostr.Tags{{"bot"}}, `{"name":"n"}`),
+		signed(t, sk, 7, 1004, nostr.Tags{{"e", "not-hex-but-sixty-four-characters-long-xxxxxxxxxxxxxxxxxxxxxxxxxx"}}, "+"),
+	}
+}
+
+// dump lists every key/value pair of every named database of b's env.
+func dump(t *testing.T, b *eslmdb.LMDBBackend) []string {
+	t.Helper()
+	env, err := backendEnv(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	names := []string{"raw", "created_at", "id", "kind", "pubkey", "pubkeyKind", "tag", "tag32", "tagaddr", "ptagKind"}
+	err = env.View(func(txn *lmdb.Txn) error {
+		for _, name := range names {
+			dbi, err := txn.OpenDBI(name, 0)
+			if err != nil {
+				return err
+			}
+			cur, err := txn.OpenCursor(dbi)
+			if err != nil {
+				return err
+			}
+			for k, v, err := cur.Get(nil, nil, lmdb.First); err == nil; k, v, err = cur.Get(nil, nil, lmdb.Next) {
+				out = append(out, fmt.Sprintf("%s %x %x", name, k, v))
+			}
+			cur.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestWriter_WritesTheBackendsLayout(t *testing.T) {
+	ctx := context.Background()
+	evts := varied(t)
+	ref, _ := openBackend(t)
+	for _, evt := range evts {
+		if err := ref.SaveEvent(ctx, evt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, w := openBackend(t)
+	ops := make([]*Op, len(evts))
+	for i, evt := range evts {
+		ops[i] = &Op{Action: Save, Event: evt}
+	}
+	if err := w.Commit(ops); err != nil {
+		t.Fatal(err)
+	}
+	for i, op := range ops {
+		if op.Outcome != Stored {
+			t.Fatalf("op %d: outcome %d, err %v", i, op.Outcome, op.Err)
+		}
+	}
+	if want, have := dump(t, ref), dump(t, got); len(want) < 5*6 || !slices.Equal(want, have) {
+		t.Fatalf("layout differs:\nbackend: %q\nwriter:  %q", want, have)
+	}
+	// Deleting through the writer leaves what the backend's delete leaves.
+	if err := ref.DeleteEvent(ctx, evts[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit([]*Op{{Action: Delete, Event: evts[0]}}); err != nil {
+		t.Fatal(err)
+	}
+	if want, have := dump(t, ref), dump(t, got); !slices.Equal(want, have) {
+		t.Fatalf("layout after delete differs:\nbackend: %q\nwriter:  %q", want, have)
+	}
+}
+
+func TestWriter_RoundTripsThroughTheBackendsQueries(t *testing.T) {
+	ctx := context.Background()
+	evts := varied(t)
+	b, w := openBackend(t)
+	ops := make([]*Op, len(evts))
+	for i, evt := range evts {
+		ops[i] = &Op{Action: Save, Event: evt}
+	}
+	if err := w.Commit(ops); err != nil {
+		t.Fatal(err)
+	}
+	for _, evt := range evts {
+		got, err := b.QueryEvents(ctx, nostr.Filter{IDs: []string{evt.ID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := <-got
+		if stored == nil || stored.String() != evt.String() {
+			t.Fatalf("read back %v, want %v", stored, evt)
+		}
+		raw, _ := b.QueryEvents(ctx, nostr.Filter{Authors: []string{evt.PubKey}, Kinds: []int{evt.Kind}})
+		if e := <-raw; e == nil || e.ID != evt.ID {
+			t.Fatalf("author+kind query misses %s", evt.ID)
+		}
+	}
+}
+
+// outcomes commits ops and returns their outcomes.
+func outcomes(t *testing.T, w *Writer, ops ...*Op) []Outcome {
+	t.Helper()
+	if err := w.Commit(ops); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]Outcome, len(ops))
+	for i, op := range ops {
+		out[i] = op.Outcome
+	}
+	return out
+}
+
+// ids queries the backend and returns the ids found.
+func ids(t *testing.T, b *eslmdb.LMDBBackend, f nostr.Filter) []string {
+	t.Helper()
+	ch, err := b.QueryEvents(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for e := range ch {
+		out = append(out, e.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestWriter_DuplicatesInOneBatch(t *testing.T) {
+	b, w := openBackend(t)
+	e := signed(t, nostr.GeneratePrivateKey(), 1, 100, nil, "once")
+	got := outcomes(t, w, &Op{Action: Save, Event: e}, &Op{Action: Save, Event: e})
+	if want := []Outcome{Stored, Duplicate}; !slices.Equal(got, want) {
+		t.Fatalf("outcomes %v, want %v", got, want)
+	}
+	if n := len(ids(t, b, nostr.Filter{Kinds: []int{1}})); n != 1 {
+		t.Fatalf("%d stored, want 1", n)
+	}
+}
+
+func TestWriter_ReplacementInOneBatch(t *testing.T) {
+	b, w := openBackend(t)
+	sk := nostr.GeneratePrivateKey()
+	v1 := signed(t, sk, 30023, 100, nostr.Tags{{"d", "x"}}, "v1")
+	v3 := signed(t, sk, 30023, 300, nostr.Tags{{"d", "x"}}, "v3")
+	v2 := signed(t, sk, 30023, 200, nostr.Tags{{"d", "x"}}, "v2")
+	other := signed(t, sk, 30023, 50, nostr.Tags{{"d", "y"}}, "other address")
+	p1 := signed(t, sk, 0, 100, nil, "profile 1")
+	p2 := signed(t, sk, 0, 200, nil, "profile 2")
+	got := outcomes(t, w,
+		&Op{Action: Replace, Event: v1}, &Op{Action: Replace, Event: v3}, &Op{Action: Replace, Event: v2},
+		&Op{Action: Replace, Event: other}, &Op{Action: Replace, Event: p2}, &Op{Action: Replace, Event: p1},
+		&Op{Action: Replace, Event: v3})
+	want := []Outcome{Stored, Stored, Ignored, Stored, Stored, Ignored, Duplicate}
+	if !slices.Equal(got, want) {
+		t.Fatalf("outcomes %v, want %v", got, want)
+	}
+	wantIDs := []string{v3.ID, other.ID, p2.ID}
+	slices.Sort(wantIDs)
+	if have := ids(t, b, nostr.Filter{Kinds: []int{0, 30023}}); !slices.Equal(have, wantIDs) {
+		t.Fatalf("stored %v, want %v", have, wantIDs)
+	}
+}
+
+func TestWriter_DeletionsInOneBatch(t *testing.T) {
+	b, w := openBackend(t)
+	sk, stranger := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
+	pk, _ := nostr.GetPublicKey(sk)
+	note := signed(t, sk, 1, 100, nil, "to delete")
+	foreign := signed(t, stranger, 1, 100, nil, "not theirs")
+	art := signed(t, sk, 30023, 100, nostr.Tags{{"d", "art"}}, "article")
+	del := signed(t, sk, 5, 200, nostr.Tags{{"e", note.ID}, {"e", foreign.ID}, {"a", "30023:" + pk + ":art"}}, "")
+	late := signed(t, sk, 1, 150, nil, "deleted before it arrived")
+	delLate := signed(t, sk, 5, 160, nostr.Tags{{"e", late.ID}}, "")
+	newerArt := signed(t, sk, 30023, 300, nostr.Tags{{"d", "art"}}, "after the deletion")
+	got := outcomes(t, w,
+		&Op{Action: Save, Event: note}, &Op{Action: Save, Event: foreign}, &Op{Action: Replace, Event: art},
+		&Op{Action: Save, Event: del}, &Op{Action: Save, Event: delLate}, &Op{Action: Save, Event: late},
+		&Op{Action: Save, Event: note}, &Op{Action: Replace, Event: art}, &Op{Action: Replace, Event: newerArt})
+	want := []Outcome{Stored, Stored, Stored, Stored, Stored, Deleted, Deleted, Deleted, Stored}
+	if !slices.Equal(got, want) {
+		t.Fatalf("outcomes %v, want %v", got, want)
+	}
+	wantIDs := []string{foreign.ID, del.ID, delLate.ID, newerArt.ID}
+	slices.Sort(wantIDs)
+	if have := ids(t, b, nostr.Filter{}); !slices.Equal(have, wantIDs) {
+		t.Fatalf("stored %v, want %v", have, wantIDs)
+	}
+}
+
+func TestWriter_UnencodableEventFailsAloneWithoutAbortingTheBatch(t *testing.T) {
+	b, w := openBackend(t)
+	sk := nostr.GeneratePrivateKey()
+	big := signed(t, sk, 1, 100, nil, string(bytes.Repeat([]byte("b"), 70_000)))
+	ok := signed(t, sk, 1, 101, nil, "fine")
+	bigOp := &Op{Action: Save, Event: big}
+	got := outcomes(t, w, bigOp, &Op{Action: Save, Event: ok})
+	if want := []Outcome{Failed, Stored}; !slices.Equal(got, want) {
+		t.Fatalf("outcomes %v, want %v", got, want)
+	}
+	if !errors.Is(bigOp.Err, ErrUnstorable) {
+		t.Fatalf("err %v, want ErrUnstorable", bigOp.Err)
+	}
+	if have := ids(t, b, nostr.Filter{}); !slices.Equal(have, []string{ok.ID}) {
+		t.Fatalf("stored %v, want only %s", have, ok.ID)
+	}
+}
+
+// TestWriter_ReplacementFindsUnindexedAddresses covers the addresses whose
+// d tag the layout does not index (empty, longer than 100 bytes): their
+// versions are found through the author+kind index.
+func TestWriter_ReplacementFindsUnindexedAddresses(t *testing.T) {
+	b, w := openBackend(t)
+	sk := nostr.GeneratePrivateKey()
+	long := string(bytes.Repeat([]byte("d"), 150))
+	for _, d := range []string{"", long} {
+		old := signed(t, sk, 30078, 100, nostr.Tags{{"d", d}}, "old")
+		nu := signed(t, sk, 30078, 200, nostr.Tags{{"d", d}}, "new")
+		got := outcomes(t, w, &Op{Action: Replace, Event: old}, &Op{Action: Replace, Event: nu}, &Op{Action: Replace, Event: old})
+		if want := []Outcome{Stored, Stored, Ignored}; !slices.Equal(got, want) {
+			t.Fatalf("d of %d bytes: outcomes %v, want %v", len(d), got, want)
+		}
+	}
+	if n := len(ids(t, b, nostr.Filter{Kinds: []int{30078}})); n != 2 {
+		t.Fatalf("%d versions stored, want one per address (2)", n)
+	}
+}
+
+// TestWriter_DeletionByAddressOfAReplaceableKind deletes a kind 0 by its
+// "0:pubkey:" address and refuses an older re-publication.
+func TestWriter_DeletionByAddressOfAReplaceableKind(t *testing.T) {
+	b, w := openBackend(t)
+	sk := nostr.GeneratePrivateKey()
+	pk, _ := nostr.GetPublicKey(sk)
+	prof := signed(t, sk, 0, 100, nil, `{"name":"a"}`)
+	del := signed(t, sk, 5, 150, nostr.Tags{{"a", "0:" + pk + ":"}}, "")
+	older := signed(t, sk, 0, 120, nil, `{"name":"b"}`)
+	newer := signed(t, sk, 0, 300, nil, `{"name":"c"}`)
+	got := outcomes(t, w, &Op{Action: Replace, Event: prof}, &Op{Action: Save, Event: del},
+		&Op{Action: Replace, Event: older}, &Op{Action: Replace, Event: newer})
+	if want := []Outcome{Stored, Stored, Deleted, Stored}; !slices.Equal(got, want) {
+		t.Fatalf("outcomes %v, want %v", got, want)
+	}
+	if have := ids(t, b, nostr.Filter{Kinds: []int{0}}); !slices.Equal(have, []string{newer.ID}) {
+		t.Fatalf("stored %v, want only the newer profile", have)
+	}
+}
