@@ -19,7 +19,8 @@ const filterBatch = 500
 // lessons on them and the comments and deletions on those; the kind 0 of
 // sibling agents (["e", <definition>]) and of lesson authors; the claims
 // (14199) and contact lists (3) of their owners and of the owners the
-// siblings name; and their attached nudges. nil when no agent is installed.
+// siblings name; their attached nudges; and the agent directory's heartbeats
+// and evaluations (directoryInterests). nil when no agent is installed.
 // Config.OnInterestsChange says when the answer may have changed.
 func (d *Daemon) Interests() []nostr.Filter {
 	agents := d.List()
@@ -45,7 +46,18 @@ func (d *Daemon) Interests() []nostr.Filter {
 	add(s.lessons, func(b []string) nostr.Filter { return tagFilter(events.KindComment, "e", b) })
 	add(s.lessons, func(b []string) nostr.Filter { return tagFilter(events.KindDeletion, "e", b) })
 	add(s.nudges, func(b []string) nostr.Filter { return nostr.Filter{IDs: b} })
-	return out
+	return append(out, directoryInterests()...)
+}
+
+// directoryInterests are what the agent directory (agentd/directory) needs
+// from other relays to rank agents on other nodes: every heartbeat (30333,
+// which expire within minutes: NIP-40) and every agentnode evaluation
+// (NIP-32 labels in the agentnode/eval namespace).
+func directoryInterests() []nostr.Filter {
+	return []nostr.Filter{
+		{Kinds: []int{events.KindHeartbeat}},
+		{Kinds: []int{events.KindLabel}, Tags: nostr.TagMap{"L": {events.EvalNamespace}}},
+	}
 }
 
 // Outbox is the filter for the events the node's agents signed (profiles,

@@ -8,7 +8,8 @@
 //	router/    the per-conversation capability stack and triggers
 //	llm/       an OpenAI-compatible Chat Completions client with tools
 //	modelloop/ message + prompt + tools -> model -> tool calls -> final answer
-//	cap/       CAP list/describe/invoke with InvokeResult, over JSON-RPC and MCP
+//	cap/       CAP list/describe/invoke with InvokeResult, over JSON-RPC
+//	mcpserver/ the node's MCP endpoint: registry tools, an agent's capabilities as tools
 //
 // A use, from the agent daemon's side:
 //

@@ -19,7 +19,7 @@ var capCommands = map[string]command{
 }
 
 func init() {
-	commands["cap"] = command{"ACP capability packages: sign, verify, publish (kind 30199)", group("cap", capCommands)}
+	commands["cap"] = command{"ACP capability packages: sign, verify, publish (kind 30199), search, show", group("cap", capCommands)}
 }
 
 // readPackage reads and parses an .acp.yaml file ("-" is stdin). A package
