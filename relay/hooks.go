@@ -7,7 +7,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// storedHooks fans every stored event out to the OnStored listeners.
+// storedHooks fans events out to listeners: the stored events to the
+// OnStored ones, the ephemeral events to the OnEphemeral ones.
 type storedHooks struct {
 	mu   sync.RWMutex
 	next int
@@ -23,7 +24,11 @@ type storedHooks struct {
 // for the announcer itself). The returned function unregisters fn; after
 // it returns, fn is not called again.
 func (r *Relay) OnStored(fn func(*nostr.Event)) (remove func()) {
-	h := &r.stored
+	return r.stored.add(fn)
+}
+
+// add registers fn and returns its remover.
+func (h *storedHooks) add(fn func(*nostr.Event)) (remove func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.fns == nil {

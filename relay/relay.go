@@ -28,7 +28,8 @@ type Relay struct {
 	connMu sync.Mutex
 	conns  map[*khatru.WebSocket]struct{}
 
-	stored storedHooks // OnStored listeners
+	stored    storedHooks // OnStored listeners
+	ephemeral storedHooks // OnEphemeral listeners (ephemeral.go)
 }
 
 // Open opens (creating if needed) the data directory and wires the relay.

@@ -6,13 +6,10 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver: pure Go
+	"github.com/agentnode/agentnode/agentd/internal/sqlitedb"
 )
 
 // Config configures a Consent store. Only Path is required.
@@ -55,12 +52,9 @@ func Open(ctx context.Context, cfg Config) (*Consent, error) {
 		return nil, fmt.Errorf("consent: Config.Path is required")
 	}
 	cfg = withDefaults(cfg)
-	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o700); err != nil {
-		return nil, fmt.Errorf("consent: %w", err)
-	}
-	db, err := sql.Open("sqlite", dsn(cfg.Path))
+	db, err := sqlitedb.Open(ctx, cfg.Path, ddl)
 	if err != nil {
-		return nil, fmt.Errorf("consent: open %s: %w", cfg.Path, err)
+		return nil, fmt.Errorf("consent: %w", err)
 	}
 	c := &Consent{db: db, cfg: cfg, revoked: map[string]bool{}, changed: make(chan struct{})}
 	if err := c.init(ctx); err != nil {
@@ -87,19 +81,7 @@ func withDefaults(cfg Config) Config {
 	return cfg
 }
 
-func dsn(path string) string {
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(5000)")
-	q.Set("_txlock", "immediate")
-	return "file:" + path + "?" + q.Encode()
-}
-
 func (c *Consent) init(ctx context.Context) error {
-	if _, err := c.db.ExecContext(ctx, ddl); err != nil {
-		return fmt.Errorf("consent: create tables in %s: %w", c.cfg.Path, err)
-	}
 	list, err := c.RevokedList(ctx)
 	if err != nil {
 		return err

@@ -7,13 +7,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver: pure Go
+	"github.com/agentnode/agentnode/agentd/internal/sqlitedb"
 )
 
 // DefaultInterval is how often the deadline goroutine looks for overdue tasks.
@@ -69,16 +66,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("tasks: Config.Path is required")
 	}
 	cfg = withDefaults(cfg)
-	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o700); err != nil {
-		return nil, fmt.Errorf("tasks: %w", err)
-	}
-	db, err := sql.Open("sqlite", dsn(cfg.Path))
+	db, err := sqlitedb.Open(ctx, cfg.Path, ddl)
 	if err != nil {
-		return nil, fmt.Errorf("tasks: open %s: %w", cfg.Path, err)
-	}
-	if _, err := db.ExecContext(ctx, ddl); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("tasks: create table in %s: %w", cfg.Path, err)
+		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	return &Store{db: db, cfg: cfg, changed: make(chan struct{})}, nil
 }
@@ -101,14 +91,6 @@ func withDefaults(cfg Config) Config {
 
 // dsn: WAL, synchronous=FULL (a change is on disk when it returns), a busy
 // timeout, BEGIN IMMEDIATE for writes.
-func dsn(path string) string {
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(5000)")
-	q.Set("_txlock", "immediate")
-	return "file:" + path + "?" + q.Encode()
-}
 
 func randomID() string {
 	b := make([]byte, 16)
