@@ -21,7 +21,8 @@ import (
 //	 "bindings": {"allow_private": false, "allow_hosts": ["intranet.example"],
 //	              "mcp": {"did:nuwa:mcp:webscraper:version1": {"command": ["node", "server.js"], "env": ["K=V"]},
 //	                      "did:nuwa:mcp:vision": {"url": "https://mcp.example/mcp"}}},
-//	 "consent":  {"require": ["delegate.remote"]}}
+//	 "consent":  {"require": ["delegate.remote"]},
+//	 "dm":       {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]}}
 //
 // Every key is optional; an unknown key, at any level, is refused.
 type serveFile struct {
@@ -29,6 +30,7 @@ type serveFile struct {
 	Model    serveModel     `json:"model"`
 	Bindings serveBindings  `json:"bindings"`
 	Consent  consent.Policy `json:"consent"`
+	DM       serveDM        `json:"dm"`
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -37,7 +39,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent"},
+	"":      {"trust", "model", "bindings", "consent", "dm"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 

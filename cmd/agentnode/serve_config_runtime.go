@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/capabilities/llm"
+	"github.com/agentnode/agentnode/events"
 )
 
 // serveModel is the --config "model" section: the OpenAI-compatible chat
@@ -35,10 +37,26 @@ type serveMCPEnd struct {
 	URL     string   `json:"url"`
 }
 
+// serveDM is the --config "dm" section: who may talk to the agents over
+// NIP-17 (docs/DM.md). From is "anyone" (the default), "owner" (only each
+// agent's owner) or "allowlist" (the owner and the pubkeys in Allow).
+// Others get no answer at all.
+type serveDM struct {
+	From  string   `json:"from"`
+	Allow []string `json:"allow"` // npub or hex
+}
+
+// DM senders policies.
+const (
+	dmFromAnyone    = "anyone"
+	dmFromOwner     = "owner"
+	dmFromAllowlist = "allowlist"
+)
+
 // parseRuntimeSections decodes the "model" and "bindings" sections,
 // refusing unknown keys.
 func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
-	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent} {
+	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent, "dm": &f.DM} {
 		raw, ok := top[name]
 		if !ok {
 			continue
@@ -48,6 +66,9 @@ func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
 		if err := dec.Decode(dst); err != nil {
 			return fmt.Errorf("%q: %v", name, err)
 		}
+	}
+	if err := checkDM(&f.DM); err != nil {
+		return err
 	}
 	for uri, end := range f.Bindings.MCP {
 		if (len(end.Command) == 0) == (end.URL == "") {
@@ -101,4 +122,38 @@ func (c *ServeCommand) bindingsConfig() bindings.Config {
 		cfg.MCP[strings.TrimSpace(uri)] = bindings.MCPEndpoint{Command: end.Command, Env: end.Env, URL: end.URL}
 	}
 	return cfg
+}
+
+// checkDM checks the "dm" section and turns its allowlist into hex keys.
+func checkDM(d *serveDM) error {
+	switch d.From {
+	case "":
+		d.From = dmFromAnyone
+	case dmFromAnyone, dmFromOwner, dmFromAllowlist:
+	default:
+		return fmt.Errorf(`"dm.from" %q: want "anyone", "owner" or "allowlist"`, d.From)
+	}
+	for i, a := range d.Allow {
+		pk, err := events.ParsePubKey(a)
+		if err != nil {
+			return fmt.Errorf(`"dm.allow" %q: %v`, a, err)
+		}
+		d.Allow[i] = pk
+	}
+	return nil
+}
+
+// dmAllowed reports whether from may talk to agent over DMs.
+func (c *ServeCommand) dmAllowed(agent, from string) bool {
+	d := serveDM{From: dmFromAnyone}
+	if c.file != nil && c.file.DM.From != "" {
+		d = c.file.DM
+	}
+	if d.From == dmFromAnyone {
+		return true
+	}
+	if a, err := c.daemon.Lookup(agent); err == nil && a.Owner == from {
+		return true
+	}
+	return d.From == dmFromAllowlist && slices.Contains(d.Allow, from)
 }

@@ -118,3 +118,19 @@ func TestServeConfig_refusesBadFiles(t *testing.T) {
 		t.Error("a missing --config file was accepted")
 	}
 }
+
+func TestServeConfig_dmSection(t *testing.T) {
+	var f serveFile
+	if err := parseServeFile([]byte(`{"dm":{"from":"allowlist","allow":["`+strings.Repeat("ab", 32)+`"]}}`), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.DM.From != dmFromAllowlist || len(f.DM.Allow) != 1 {
+		t.Fatalf("dm = %+v", f.DM)
+	}
+	for _, bad := range []string{`{"dm":{"from":"friends"}}`, `{"dm":{"allow":["npub1nope"]}}`, `{"dm":{"to":"x"}}`} {
+		var g serveFile
+		if err := parseServeFile([]byte(bad), &g); err == nil || !strings.Contains(err.Error(), "dm") {
+			t.Errorf("%s: err = %v, want a dm error", bad, err)
+		}
+	}
+}

@@ -160,10 +160,16 @@ func (c *ServeCommand) localKey(pubkey string) (string, bool) {
 // respondDM answers a NIP-17 DM through the agent's chat, the sender's
 // pubkey being the conversation.
 func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) (string, error) {
-	if c.revoked(agent) {
+	if c.revoked(agent) || !c.dmAllowed(agent, from) {
 		return "", dm.ErrNoAnswer
 	}
-	r, err := c.daemon.Chat(ctx, agent, from, text)
+	return c.chatAnswer(ctx, agent, from, text)
+}
+
+// chatAnswer runs one message through the agent's chat (router and model
+// loop) and returns the answer; a revoked agent fails (agentd.ErrRevoked).
+func (c *ServeCommand) chatAnswer(ctx context.Context, agent, conversation, text string) (string, error) {
+	r, err := c.daemon.Chat(ctx, agent, conversation, text)
 	return r.Answer, err
 }
 
