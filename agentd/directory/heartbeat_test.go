@@ -138,3 +138,43 @@ func TestHeartbeater_RefusesAKeyOfAnotherAgent(t *testing.T) {
 		t.Error("a heartbeat signed with another agent's key was accepted")
 	}
 }
+
+// Beats in the same second (a beat after an install, then the offline one
+// at shutdown) get increasing created_at, so the later one replaces the
+// earlier instead of losing the NIP-01 id tie.
+func TestHeartbeater_SameSecondBeatsIncrease(t *testing.T) {
+	a := newKey(t)
+	at := time.Unix(1_800_000_000, 0)
+	var got []*nostr.Event
+	h := directory.NewHeartbeater(directory.HeartbeaterConfig{
+		Agents: func() []string { return []string{a.pk} },
+		Keys:   func(string) (string, error) { return a.sk, nil },
+		Status: func(string) directory.Status { return directory.Status{Capacity: 1} },
+		Publish: func(_ context.Context, evt *nostr.Event) error {
+			got = append(got, evt)
+			return nil
+		},
+		Now: func() time.Time { return at },
+	})
+	ctx := context.Background()
+	if err := h.Beat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Beat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Offline(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("published %d heartbeats, want 3", len(got))
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].CreatedAt <= got[i-1].CreatedAt {
+			t.Fatalf("heartbeat %d created_at %d, not after %d", i, got[i].CreatedAt, got[i-1].CreatedAt)
+		}
+	}
+	if hb, err := events.ParseHeartbeat(got[2]); err != nil || hb.Status != events.StatusOffline {
+		t.Fatalf("last heartbeat = %+v, %v; want offline", hb, err)
+	}
+}

@@ -61,6 +61,9 @@ type Heartbeater struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	lastMu sync.Mutex
+	last   map[string]time.Time // per agent: created_at of its latest heartbeat
 }
 
 // NewHeartbeater returns a Heartbeater for cfg.
@@ -154,6 +157,24 @@ func (h *Heartbeater) Offline(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// stamp is the time of agent's next heartbeat: now, but always at least
+// one second after its previous one, so that a heartbeat made in the same
+// second (an offline one at shutdown, a beat after an install) replaces
+// the earlier one instead of losing NIP-01's same-second tie on ids.
+func (h *Heartbeater) stamp(agent string) time.Time {
+	h.lastMu.Lock()
+	defer h.lastMu.Unlock()
+	t := h.cfg.Now().Truncate(time.Second)
+	if prev, ok := h.last[agent]; ok && !t.After(prev) {
+		t = prev.Add(time.Second)
+	}
+	if h.last == nil {
+		h.last = map[string]time.Time{}
+	}
+	h.last[agent] = t
+	return t
+}
+
 // beatOne signs and publishes agent's heartbeat.
 func (h *Heartbeater) beatOne(ctx context.Context, agent string, s Status) error {
 	sk, err := h.cfg.Keys(agent)
@@ -161,7 +182,7 @@ func (h *Heartbeater) beatOne(ctx context.Context, agent string, s Status) error
 		return fmt.Errorf("key: %w", err)
 	}
 	ttl := max(time.Duration(h.cfg.ExpiryIntervals)*h.cfg.Interval, MinHeartbeatExpiry)
-	evt, err := BuildHeartbeat(sk, s, h.cfg.Now(), ttl)
+	evt, err := BuildHeartbeat(sk, s, h.stamp(agent), ttl)
 	if err != nil {
 		return err
 	}

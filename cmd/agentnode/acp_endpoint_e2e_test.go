@@ -84,7 +84,6 @@ func TestACPEndpoint_E2E_HTTP(t *testing.T) {
 		t.Fatalf("tools/list = %v", names)
 	}
 
-	n.beat(t)
 	waitSearchFinds(t, url, n.token, n.agentPK(), map[string]any{})
 
 	// A batch: a request, a notification (no answer), a request; answered
@@ -112,7 +111,6 @@ func TestACPEndpoint_E2E_HTTP(t *testing.T) {
 // upgrade as a Nostr connection otherwise.
 func TestACPEndpoint_E2E_WebSocket(t *testing.T) {
 	n := startEndpointNode(t, "Analyst")
-	n.beat(t)
 	waitSearchFinds(t, n.url(pathACP), n.token, n.agentPK(), map[string]any{})
 
 	if _, resp, err := dialWS(t, n.wsURL(pathACP), ""); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
@@ -158,13 +156,32 @@ func TestACPEndpoint_E2E_WebSocket(t *testing.T) {
 	if r := decodeReply(t, wsRead(t, conn)); string(r.ID) != "7" || r.Error != nil {
 		t.Fatalf("after a notification: %+v; want the answer to id 7", r)
 	}
+
+	// Every other path is still the relay: a Nostr REQ on ws://addr/ ends
+	// with EOSE.
+	relayConn, _, err := dialWS(t, n.wsURL("/"), "")
+	if err != nil {
+		t.Fatalf("ws / (the relay): %v", err)
+	}
+	wsSend(t, relayConn, `["REQ","e2e",{"kinds":[4199],"limit":1}]`)
+	for {
+		var msg []json.RawMessage
+		if raw := wsRead(t, relayConn); json.Unmarshal(raw, &msg) != nil || len(msg) == 0 {
+			t.Fatalf("the relay answered %s", raw)
+		}
+		if string(msg[0]) == `"EOSE"` {
+			break
+		}
+		if string(msg[0]) != `"EVENT"` {
+			t.Fatalf("the relay answered %s to a REQ", msg[0])
+		}
+	}
 }
 
 // TestACPEndpoint_E2E_MCPClient: the official go-sdk client, unchanged but
 // for the bearer header, against the served node's /acp.
 func TestACPEndpoint_E2E_MCPClient(t *testing.T) {
 	n := startEndpointNode(t, "Analyst")
-	n.beat(t)
 	waitSearchFinds(t, n.url(pathACP), n.token, n.agentPK(), map[string]any{})
 
 	if _, err := mcpConnect(t, n.url(pathACP), ""); err == nil {

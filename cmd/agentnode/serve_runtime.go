@@ -35,6 +35,9 @@ type serveRuntime struct {
 	dm     atomic.Pointer[dm.Service]
 	dir    *directory.Directory   // the agent directory (serve_directory.go)
 	beat   *directory.Heartbeater // the local agents' 30333 heartbeats
+	// beating is beat once started: the daemon's agentsChanged may run
+	// before, and reads it from its own goroutine.
+	beating atomic.Pointer[directory.Heartbeater]
 
 	reg       *registry.Registry // capability packages the relay holds (serve_endpoints.go)
 	unhookReg func()
@@ -90,6 +93,7 @@ func (c *ServeCommand) startRuntime(ctx context.Context, logger *slog.Logger) er
 	if err := c.rt.beat.Start(ctx); err != nil {
 		return err
 	}
+	c.rt.beating.Store(c.rt.beat)
 	if err := c.startACP(ctx); err != nil {
 		return err
 	}
@@ -117,7 +121,7 @@ func (c *ServeCommand) closeRuntime(ctx context.Context) error {
 	if c.rt.rpcSrv != nil {
 		errs = append(errs, c.rt.rpcSrv.Close())
 	}
-	if c.rt.beat != nil {
+	if c.rt.beating.Swap(nil) != nil {
 		offCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		_ = c.rt.beat.Offline(offCtx) // best effort: peers learn at once that the agents left
 		cancel()
@@ -210,13 +214,22 @@ func (h agentRPC) ServeRPC(ctx context.Context, agent, from, method string, para
 }
 
 // agentsChanged runs after agents were installed, removed, upgraded or
-// nudged: peers sync the new interests, and each agent's DM relay list
+// nudged, or their capabilities changed: peers sync the new interests, the
+// agents beat at once (the directory sees new agents and capabilities),
+// and each agent's DM relay list
 // (kind 10050) goes out if it has not yet (dm.Service.Announce skips
 // unchanged ones).
 func (c *ServeCommand) agentsChanged() {
 	c.refreshPeers()
 	if c.rt == nil {
 		return
+	}
+	if beat := c.rt.beating.Load(); beat != nil { // new agents and capabilities are in the directory at once
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := beat.Beat(ctx); err != nil {
+			slog.Warn("heartbeat after an agent change", "err", err)
+		}
+		cancel()
 	}
 	svc := c.rt.dm.Load()
 	if svc == nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -97,11 +98,17 @@ func (c *wsConn) keepalive() {
 // alive reports whether the connection is still up.
 func (c *wsConn) alive() bool { return c.ctx.Err() == nil }
 
-// close closes the connection and waits for the reader.
+// close closes the connection and waits for the reader. A connection the
+// peer already dropped closes without error: there is nothing left to
+// close.
 func (c *wsConn) close() error {
+	lost := !c.alive()
 	err := c.conn.Close()
 	c.cancel(errors.New("closed"))
 	c.wg.Wait()
+	if lost || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
 	return err
 }
 
