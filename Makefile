@@ -29,11 +29,14 @@ vet:
 test-go:
 	$(GO) test $(GOFLAGS_) -count=1 -timeout 15m ./...
 
-## fuzz: run each fuzz target of events/ for FUZZTIME (default 20s)
+## fuzz: run every fuzz target (events, ACP packages, JSON-RPC, ASM-QL, ...) for FUZZTIME (default 20s) each
 FUZZTIME ?= 20s
+FUZZPKGS := ./events/ ./capabilities/acp/ ./capabilities/llm/ ./capabilities/router/ ./jsonrpc/ \
+	./agentd/agentrpc/ ./agentd/state/asmql/ ./lessons/
 fuzz:
-	for f in $$($(GO) test $(GOFLAGS_) -list '^Fuzz' ./events/ | grep ^Fuzz); do \
-		$(GO) test $(GOFLAGS_) -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./events/ || exit 1; done
+	for p in $(FUZZPKGS); do \
+		for f in $$($(GO) test $(GOFLAGS_) -list '^Fuzz' $$p | grep ^Fuzz); do \
+			$(GO) test $(GOFLAGS_) -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; done; done
 
 ## bench: relay figures against plain khatru + lmdb: ingest, queries, fan-out (see docs/BENCHMARKS.md)
 BENCHDIR ?= /tmp
