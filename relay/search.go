@@ -191,7 +191,7 @@ func (x *searchIndex) index(evt *nostr.Event) {
 	doc.AddField(bluge.NewTextField(fieldText, text))
 	doc.AddField(bluge.NewKeywordField(fieldKind, strconv.Itoa(evt.Kind)))
 	doc.AddField(bluge.NewKeywordField(fieldPubKey, evt.PubKey))
-	doc.AddField(bluge.NewNumericField(fieldCreated, float64(evt.CreatedAt)))
+	doc.AddField(createdField(evt.CreatedAt))
 	x.unflushed.Add(1)
 	x.reqs <- indexRequest{doc: doc}
 }
@@ -272,15 +272,8 @@ func searchQuery(filter nostr.Filter) bluge.Query {
 		}
 		q.AddMust(authors)
 	}
-	if filter.Since != nil || filter.Until != nil {
-		lo, hi := 0.0, float64(1<<62)
-		if filter.Since != nil {
-			lo = float64(*filter.Since)
-		}
-		if filter.Until != nil {
-			hi = float64(*filter.Until)
-		}
-		q.AddMust(bluge.NewNumericRangeInclusiveQuery(lo, hi, true, true).SetField(fieldCreated))
+	if bounds := createdBounds(filter); bounds != nil {
+		q.AddMust(bounds)
 	}
 	return q
 }
