@@ -35,7 +35,7 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		doc.Name = "agentnode"
 	}
 	if doc.Description == "" {
-		doc.Description = "agentnode: a node of the Nostr agent network (NIP-AE definitions, nudges, lessons, comments, profiles, owner claims)"
+		doc.Description = "agentnode: a node of the Nostr agent network (NIP-AE definitions, nudges, lessons, comments, profiles, owner claims; capability packages, heartbeats, evaluations; agents answer NIP-17 DMs)"
 	}
 	if doc.Version == "" {
 		doc.Version = "dev"
