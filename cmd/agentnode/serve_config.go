@@ -22,7 +22,8 @@ import (
 //	              "mcp": {"did:nuwa:mcp:webscraper:version1": {"command": ["node", "server.js"], "env": ["K=V"]},
 //	                      "did:nuwa:mcp:vision": {"url": "https://mcp.example/mcp"}}},
 //	 "consent":  {"require": ["delegate.remote"]},
-//	 "dm":       {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]}}
+//	 "dm":       {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
+//	 "a2a":      {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]}}
 //
 // Every key is optional; an unknown key, at any level, is refused.
 type serveFile struct {
@@ -31,6 +32,7 @@ type serveFile struct {
 	Bindings serveBindings  `json:"bindings"`
 	Consent  consent.Policy `json:"consent"`
 	DM       serveDM        `json:"dm"`
+	A2A      serveDM        `json:"a2a"`
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -39,7 +41,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/relay"
 )
 
 // serveModel is the --config "model" section: the OpenAI-compatible chat
@@ -40,7 +42,10 @@ type serveMCPEnd struct {
 // serveDM is the --config "dm" section: who may talk to the agents over
 // NIP-17 (docs/DM.md). From is "anyone" (the default), "owner" (only each
 // agent's owner) or "allowlist" (the owner and the pubkeys in Allow).
-// Others get no answer at all.
+// Others get no answer at all. The "a2a" section has the same shape and
+// says who may run the agents' capability tools over kind 25910; there
+// "owner" also admits agents whose owner link verifies (NIP-AE, on the
+// local relay) to the same owner.
 type serveDM struct {
 	From  string   `json:"from"`
 	Allow []string `json:"allow"` // npub or hex
@@ -56,7 +61,7 @@ const (
 // parseRuntimeSections decodes the "model" and "bindings" sections,
 // refusing unknown keys.
 func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
-	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent, "dm": &f.DM} {
+	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent, "dm": &f.DM, "a2a": &f.A2A} {
 		raw, ok := top[name]
 		if !ok {
 			continue
@@ -67,7 +72,10 @@ func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
 			return fmt.Errorf("%q: %v", name, err)
 		}
 	}
-	if err := checkDM(&f.DM); err != nil {
+	if err := checkDM("dm", &f.DM); err != nil {
+		return err
+	}
+	if err := checkDM("a2a", &f.A2A); err != nil {
 		return err
 	}
 	for uri, end := range f.Bindings.MCP {
@@ -124,19 +132,19 @@ func (c *ServeCommand) bindingsConfig() bindings.Config {
 	return cfg
 }
 
-// checkDM checks the "dm" section and turns its allowlist into hex keys.
-func checkDM(d *serveDM) error {
+// checkDM checks a "dm" or "a2a" section and turns its allowlist into hex keys.
+func checkDM(section string, d *serveDM) error {
 	switch d.From {
 	case "":
 		d.From = dmFromAnyone
 	case dmFromAnyone, dmFromOwner, dmFromAllowlist:
 	default:
-		return fmt.Errorf(`"dm.from" %q: want "anyone", "owner" or "allowlist"`, d.From)
+		return fmt.Errorf(`"%s.from" %q: want "anyone", "owner" or "allowlist"`, section, d.From)
 	}
 	for i, a := range d.Allow {
 		pk, err := events.ParsePubKey(a)
 		if err != nil {
-			return fmt.Errorf(`"dm.allow" %q: %v`, a, err)
+			return fmt.Errorf(`"%s.allow" %q: %v`, section, a, err)
 		}
 		d.Allow[i] = pk
 	}
@@ -145,15 +153,41 @@ func checkDM(d *serveDM) error {
 
 // dmAllowed reports whether from may talk to agent over DMs.
 func (c *ServeCommand) dmAllowed(agent, from string) bool {
-	d := serveDM{From: dmFromAnyone}
-	if c.file != nil && c.file.DM.From != "" {
+	var d serveDM
+	if c.file != nil {
 		d = c.file.DM
 	}
-	if d.From == dmFromAnyone {
+	return c.senderAllowed(d, agent, from)
+}
+
+// a2aAllowed reports whether the agent from may run agent's capability
+// tools over kind 25910; "owner" admits the owner's other agents too.
+func (c *ServeCommand) a2aAllowed(ctx context.Context, agent, from string) bool {
+	var d serveDM
+	if c.file != nil {
+		d = c.file.A2A
+	}
+	return c.senderAllowed(d, agent, from) || d.From != dmFromAnyone && c.sameOwner(ctx, agent, from)
+}
+
+// senderAllowed applies a "dm"/"a2a" policy to from, a caller of agent.
+func (c *ServeCommand) senderAllowed(d serveDM, agent, from string) bool {
+	if d.From == "" || d.From == dmFromAnyone {
 		return true
 	}
 	if a, err := c.daemon.Lookup(agent); err == nil && a.Owner == from {
 		return true
 	}
 	return d.From == dmFromAllowlist && slices.Contains(d.Allow, from)
+}
+
+// sameOwner reports whether caller is an agent whose owner link verifies
+// (on the local relay) to agent's owner.
+func (c *ServeCommand) sameOwner(ctx context.Context, agent, caller string) bool {
+	a, err := c.daemon.Lookup(agent)
+	if err != nil || a.Owner == "" {
+		return false
+	}
+	v, err := relay.VerifyAgent(ctx, c.relay, caller)
+	return err == nil && v.Verified && v.Owner == a.Owner
 }

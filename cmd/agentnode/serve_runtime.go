@@ -191,10 +191,14 @@ func (l lateA2A) CallAgent(ctx context.Context, from, target, method string, par
 
 // agentRPC answers kind-25910 calls to a local agent: a method is the name
 // of a tool of one of the agent's installed capabilities, run as that
-// capability with the params as arguments (docs/BINDINGS.md).
+// capability with the params as arguments (docs/BINDINGS.md), for the
+// callers the "a2a" policy admits (docs/SERVE.md).
 type agentRPC struct{ c *ServeCommand }
 
 func (h agentRPC) ServeRPC(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error) {
+	if !h.c.a2aAllowed(ctx, agent, from) {
+		return nil, capabilities.Errorf(capabilities.CodePermissionDenied, "this agent runs its tools only for callers its owner allows")
+	}
 	d := h.c.daemon
 	caps, err := d.Caps(ctx, agent)
 	if err != nil {
