@@ -23,16 +23,18 @@ import (
 //	                      "did:nuwa:mcp:vision": {"url": "https://mcp.example/mcp"}}},
 //	 "consent":  {"require": ["delegate.remote"]},
 //	 "dm":       {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
-//	 "a2a":      {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]}}
+//	 "a2a":      {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
+//	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90}}
 //
 // Every key is optional; an unknown key, at any level, is refused.
 type serveFile struct {
-	Trust    lessons.Config `json:"trust"`
-	Model    serveModel     `json:"model"`
-	Bindings serveBindings  `json:"bindings"`
-	Consent  consent.Policy `json:"consent"`
-	DM       serveDM        `json:"dm"`
-	A2A      serveDM        `json:"a2a"`
+	Trust     lessons.Config `json:"trust"`
+	Model     serveModel     `json:"model"`
+	Bindings  serveBindings  `json:"bindings"`
+	Consent   consent.Policy `json:"consent"`
+	DM        serveDM        `json:"dm"`
+	A2A       serveDM        `json:"a2a"`
+	Directory serveDirectory `json:"directory"`
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -41,7 +43,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 

@@ -58,10 +58,18 @@ const (
 	dmFromAllowlist = "allowlist"
 )
 
+// serveDirectory is the --config "directory" section: how often the local
+// agents beat (30333) and how long another agent stays available after its
+// latest heartbeat (docs/DIRECTORY.md). Zero: the defaults (30 s, 90 s).
+type serveDirectory struct {
+	HeartbeatSeconds int `json:"heartbeat_seconds"`
+	TTLSeconds       int `json:"ttl_seconds"`
+}
+
 // parseRuntimeSections decodes the "model" and "bindings" sections,
 // refusing unknown keys.
 func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
-	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent, "dm": &f.DM, "a2a": &f.A2A} {
+	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent, "dm": &f.DM, "a2a": &f.A2A, "directory": &f.Directory} {
 		raw, ok := top[name]
 		if !ok {
 			continue
@@ -71,6 +79,10 @@ func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
 		if err := dec.Decode(dst); err != nil {
 			return fmt.Errorf("%q: %v", name, err)
 		}
+	}
+	if d := f.Directory; d.HeartbeatSeconds < 0 || d.TTLSeconds < 0 ||
+		d.HeartbeatSeconds > 0 && d.TTLSeconds > 0 && d.TTLSeconds <= d.HeartbeatSeconds {
+		return fmt.Errorf(`"directory": heartbeat_seconds and ttl_seconds must be positive, and the TTL longer than the interval`)
 	}
 	if err := checkDM("dm", &f.DM); err != nil {
 		return err

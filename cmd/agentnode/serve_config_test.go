@@ -134,3 +134,19 @@ func TestServeConfig_dmSection(t *testing.T) {
 		}
 	}
 }
+
+func TestServeConfig_directorySection(t *testing.T) {
+	var f serveFile
+	if err := parseServeFile([]byte(`{"directory":{"heartbeat_seconds":10,"ttl_seconds":30}}`), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Directory.HeartbeatSeconds != 10 || f.Directory.TTLSeconds != 30 {
+		t.Fatalf("directory = %+v", f.Directory)
+	}
+	for _, bad := range []string{`{"directory":{"heartbeat_seconds":30,"ttl_seconds":30}}`, `{"directory":{"ttl_seconds":-1}}`, `{"directory":{"ttl":5}}`} {
+		var g serveFile
+		if err := parseServeFile([]byte(bad), &g); err == nil || !strings.Contains(err.Error(), "directory") {
+			t.Errorf("%s: err = %v, want a directory error", bad, err)
+		}
+	}
+}

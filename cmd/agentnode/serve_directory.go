@@ -23,11 +23,17 @@ func (c *ServeCommand) openDirectory(logger *slog.Logger) {
 			allow = append(allow, pk)
 		}
 	}
+	var dc serveDirectory
+	if c.file != nil {
+		dc = c.file.Directory
+	}
 	c.rt.dir = directory.New(directory.Config{Source: c.relay, Allowlist: allow,
-		Local:  func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
-		Logger: logger.With("component", "directory")})
+		HeartbeatTTL: time.Duration(dc.TTLSeconds) * time.Second,
+		Local:        func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
+		Logger:       logger.With("component", "directory")})
 	c.rt.beat = directory.NewHeartbeater(directory.HeartbeaterConfig{Agents: c.agentKeys,
-		Keys: c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,
+		Interval: time.Duration(dc.HeartbeatSeconds) * time.Second,
+		Keys:     c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,
 		Logger: logger.With("component", "heartbeat")})
 }
 
