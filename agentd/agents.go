@@ -182,6 +182,9 @@ func (d *Daemon) Remove(ctx context.Context, agent string, retract bool) (Remove
 	if err := d.keys.Delete(a.PubKey); err != nil {
 		d.log.Error("agent removed but its key file could not be deleted", "agent", a.PubKey, "err", err)
 	}
+	if err := d.caps.forget(a.PubKey); err != nil {
+		d.log.Error("agent removed but its capabilities folder could not be deleted", "agent", a.PubKey, "err", err)
+	}
 	d.log.Info("agent removed", "agent", a.PubKey, "name", a.Name, "retracted", len(r.Retractions))
 	return r, nil
 }

@@ -69,6 +69,19 @@ func newCapsState(cfg Config) *capsState {
 // agentDir is <data>/agents/<agent>.
 func (s *capsState) agentDir(agent string) string { return filepath.Join(s.dir, agent) }
 
+// forget drops a removed agent's capabilities: its directory (caps.json and
+// the cached packages), its cached list and its router. Its state stays in
+// the state store.
+func (s *capsState) forget(agent string) error {
+	s.write.Lock()
+	defer s.write.Unlock()
+	s.mu.Lock()
+	delete(s.lists, agent)
+	s.mu.Unlock()
+	s.chat.dropRouter(agent)
+	return os.RemoveAll(s.agentDir(agent))
+}
+
 // load returns an agent's installed capabilities (a copy the caller may
 // change): caps.json as last written by this daemon, else read from disk;
 // a missing file is no capability.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,5 +191,22 @@ func TestDaemon_UpgradeCap_FromFile(t *testing.T) {
 	}
 	if list, _ := cn.d.Caps(ctx, cn.agent.Npub); len(list) != 1 || list[0].Version != "2.0.0" {
 		t.Fatalf("caps = %+v", list)
+	}
+}
+
+// Removing an agent removes its capabilities folder (caps.json and the
+// cached packages) with it.
+func TestDaemon_Remove_DropsCapabilities(t *testing.T) {
+	cn := openCapsNode(t, agentd.Config{})
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	dir := filepath.Join(cn.dir, "agents", cn.agent.Agent.PubKey)
+	if _, err := os.Stat(filepath.Join(dir, "caps.json")); err != nil {
+		t.Fatalf("caps.json after install: %v", err)
+	}
+	if _, err := cn.d.Remove(context.Background(), cn.agent.Agent.PubKey, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the agent's capabilities folder after remove: %v, want it gone", err)
 	}
 }
