@@ -22,6 +22,17 @@
 //	_, err = d.Learn(ctx, res.Npub, "Prefer table tests", "testing", "Use table tests.")
 //	plan, err := d.PlanUpgrade(ctx, res.Npub, "") // diff against the latest version
 //
+// It also runs the agents' capabilities (docs/AGENTD.md, "Capabilities"):
+// InstallCap / UpgradeCap / RemoveCap install signed ACP packages per
+// agent (resolved through Config.Capabilities, cached on disk); Tools is an
+// agent's tool executor (state.* through Config.State, lesson.learn, then
+// the package's bindings through Config.Bindings); Chat runs a message
+// through the agent's router and the model loop (Config.Model); CapSource
+// serves CAP (capabilities/cap).
+//
+//	ch, err := d.InstallCap(ctx, res.Npub, agentd.CapInstallRequest{Ref: "did:nuwa:cap:note"})
+//	reply, err := d.Chat(ctx, res.Npub, "conversation-1", "note: buy milk")
+//
 // Daemon.Handler is the same API over HTTP (JSON under /api/agents), which
 // `agentnode serve` mounts on the relay and `agentnode agent ...` calls
 // through Client.
