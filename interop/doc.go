@@ -23,5 +23,15 @@
 //
 //	cd interop && RELAY_URL=ws://127.0.0.1:7447 AGENTNODE_BIN=$(which agentnode) npm test
 //
+// Two more suites run against the real binary the same way:
+// TestNostrToolsDM (dm.test.mjs): a person's NIP-17 DM sent with nostr-tools
+// to an installed agent gets a reply nostr-tools decrypts (the node's model is
+// a scripted OpenAI-compatible server); TestMCPSDKInterop (mcp.test.mjs): the
+// TypeScript MCP SDK (@modelcontextprotocol/sdk) lists and calls the registry
+// tools on /mcp after `agentnode cap publish`, and initializes against the
+// Agent Context Protocol endpoint /acp (bearer token), lists its tools and
+// finds the installed agent with agentSearch. The packages capability tests
+// start @modelcontextprotocol/server-everything from here as a real MCP server.
+//
 // The package holds no Go API; it exists for its tests.
 package interop
