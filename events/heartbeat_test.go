@@ -125,3 +125,20 @@ func TestParseHeartbeat_MinimalAndWrongKind(t *testing.T) {
 		t.Errorf("nil: %v", err)
 	}
 }
+
+// The relay's policy (events.Validate) checks heartbeats and agentnode
+// evaluations; other labels pass untouched.
+func TestValidate_HeartbeatAndEvaluationKinds(t *testing.T) {
+	bad := &nostr.Event{Kind: events.KindHeartbeat, Tags: nostr.Tags{{"status", "active"}}} // no d
+	if err := events.Validate(bad); err == nil {
+		t.Fatal("events.Validate accepted a heartbeat without d")
+	}
+	eval := &nostr.Event{Kind: events.KindLabel, Tags: nostr.Tags{{"L", events.EvalNamespace}}} // no l, no p
+	if err := events.Validate(eval); err == nil {
+		t.Fatal("events.Validate accepted an evaluation without score or agent")
+	}
+	other := &nostr.Event{Kind: events.KindLabel, Tags: nostr.Tags{{"L", "ugc"}, {"l", "spam", "ugc"}}}
+	if err := events.Validate(other); err != nil {
+		t.Fatalf("events.Validate refused another namespace's label: %v", err)
+	}
+}
