@@ -57,8 +57,8 @@ func (d *Daemon) Chat(ctx context.Context, agent, conversation, text string) (Ch
 	if err != nil {
 		return ChatReply{}, err
 	}
-	if d.cfg.Revoked != nil && d.cfg.Revoked(a.PubKey) {
-		return ChatReply{}, fmt.Errorf("%w: %s", ErrRevoked, a.Name)
+	if err := d.checkRevoked(a); err != nil {
+		return ChatReply{}, err
 	}
 	if strings.TrimSpace(text) == "" {
 		return ChatReply{}, fmt.Errorf("%w: an empty message", ErrBadRequest)
@@ -89,6 +89,15 @@ func (d *Daemon) Chat(ctx context.Context, agent, conversation, text string) (Ch
 	d.caps.chat.remember(a.PubKey, conv, dec.Message, res.Answer)
 	d.logTurn(ctx, a, text, res.Answer)
 	return reply, nil
+}
+
+// checkRevoked fails with ErrRevoked for an agent its owner revoked
+// (Config.Revoked): it then answers nothing and runs no tool.
+func (d *Daemon) checkRevoked(a Agent) error {
+	if d.cfg.Revoked != nil && d.cfg.Revoked(a.PubKey) {
+		return fmt.Errorf("%w: %s", ErrRevoked, a.Name)
+	}
+	return nil
 }
 
 // turn runs the model on message with capID's prompt and tools (capID ""

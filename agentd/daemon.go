@@ -78,7 +78,7 @@ type Config struct {
 	// such tools fail with EXECUTION_FAILED.
 	Bindings BindingCaller
 	// Revoked, when set, reports agents their owner revoked
-	// (agentd/consent): Chat refuses them with ErrRevoked.
+	// (agentd/consent): Chat, Tools and CAP refuse them with ErrRevoked.
 	Revoked func(agent string) bool
 	// Model is the chat model (*llm.Client satisfies it). Nil: Chat fails
 	// with llm.ErrNoModel; nothing else needs a model.

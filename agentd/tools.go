@@ -59,6 +59,9 @@ func (d *Daemon) toolset(ctx context.Context, agent, capID string) (*toolset, er
 	if err != nil {
 		return nil, err
 	}
+	if err := d.checkRevoked(a); err != nil {
+		return nil, err
+	}
 	c, err := d.compose(ctx, a.PubKey)
 	if err != nil {
 		return nil, err

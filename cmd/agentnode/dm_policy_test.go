@@ -12,7 +12,8 @@ import (
 
 // The "dm" policy decides who gets an answer: under "owner" a stranger's
 // DM is dropped silently (dm.ErrNoAnswer) while the owner's reaches the
-// agent's chat (here: no model configured); a revoked agent answers nobody.
+// agent's chat (here: no model configured); a revoked agent answers nobody
+// and runs no tool.
 func TestServe_DMPolicyOwner(t *testing.T) {
 	cfg := configFile(t, map[string]any{"dm": map[string]any{"from": "owner"}})
 	n := startEndpointNode(t, "Private", "--config", cfg)
@@ -34,5 +35,8 @@ func TestServe_DMPolicyOwner(t *testing.T) {
 	}
 	if _, err := n.chatAnswer(ctx, agent, "c", "hello"); !errors.Is(err, agentd.ErrRevoked) {
 		t.Fatalf("chat with a revoked agent: err = %v, want agentd.ErrRevoked", err)
+	}
+	if _, _, err := n.Daemon().Tools(ctx, agent, ""); !errors.Is(err, agentd.ErrRevoked) {
+		t.Fatalf("a revoked agent's tools (kind 25910, CAP): err = %v, want agentd.ErrRevoked", err)
 	}
 }

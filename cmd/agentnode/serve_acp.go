@@ -121,9 +121,6 @@ func (c *ServeCommand) agentLoad(agent string) int {
 // to the Agent Context Protocol endpoint, anything else to the agent's
 // capability tools (agentRPC).
 func (c *ServeCommand) serveRPC(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error) {
-	if c.revoked(agent) {
-		return nil, fmt.Errorf("%w", agentd.ErrRevoked)
-	}
 	if strings.HasPrefix(method, "agent/") && c.acp != nil && c.acp.svc != nil {
 		return c.acp.svc.ServeRPC(ctx, agent, from, method, params)
 	}

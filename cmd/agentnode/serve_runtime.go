@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +43,35 @@ type serveRuntime struct {
 
 	reg       *registry.Registry // capability packages the relay holds (serve_endpoints.go)
 	unhookReg func()
+
+	agentsMu   sync.Mutex
+	lastAgents string // agentsFingerprint at the last agentsChanged
+}
+
+// agentsMoved records fp and reports whether it differs from the last one.
+func (rt *serveRuntime) agentsMoved(fp string) bool {
+	rt.agentsMu.Lock()
+	defer rt.agentsMu.Unlock()
+	moved := fp != rt.lastAgents
+	rt.lastAgents = fp
+	return moved
+}
+
+// agentsFingerprint names the local agents and their installed capability
+// versions, in a stable order.
+func (c *ServeCommand) agentsFingerprint(ctx context.Context) string {
+	var b strings.Builder
+	keys := c.agentKeys()
+	slices.Sort(keys)
+	for _, pk := range keys {
+		b.WriteString(pk)
+		caps, _ := c.daemon.Caps(ctx, pk)
+		for _, ic := range caps {
+			b.WriteString(" " + ic.ID)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // openRuntime builds the model client and the bindings runner; the daemon
@@ -154,7 +185,7 @@ func (c *ServeCommand) agentKeys() []string {
 
 // localKey is a local agent's secret key; ok is false for any other key.
 func (c *ServeCommand) localKey(pubkey string) (string, bool) {
-	if !slices.Contains(c.agentKeys(), pubkey) {
+	if !c.isLocal(pubkey) {
 		return "", false
 	}
 	sk, err := c.daemon.SecretKey(pubkey)
@@ -164,10 +195,14 @@ func (c *ServeCommand) localKey(pubkey string) (string, bool) {
 // respondDM answers a NIP-17 DM through the agent's chat, the sender's
 // pubkey being the conversation.
 func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) (string, error) {
-	if c.revoked(agent) || !c.dmAllowed(agent, from) {
+	if !c.dmAllowed(agent, from) {
 		return "", dm.ErrNoAnswer
 	}
-	return c.chatAnswer(ctx, agent, from, text)
+	answer, err := c.chatAnswer(ctx, agent, from, text)
+	if errors.Is(err, agentd.ErrRevoked) { // a revoked agent answers nothing, not even an apology
+		return "", dm.ErrNoAnswer
+	}
+	return answer, err
 }
 
 // chatAnswer runs one message through the agent's chat (router and model
@@ -217,33 +252,32 @@ func (h agentRPC) ServeRPC(ctx context.Context, agent, from, method string, para
 	return nil, fmt.Errorf("%w: %s", nostrrpc.ErrMethodNotFound, method)
 }
 
-// agentsChanged runs after agents were installed, removed, upgraded or
-// nudged, or their capabilities changed: peers sync the new interests, the
-// agents beat at once (the directory sees new agents and capabilities),
-// and each agent's DM relay list
-// (kind 10050) goes out if it has not yet (dm.Service.Announce skips
-// unchanged ones).
+// agentsChanged is the daemon's OnInterestsChange: peers sync the new
+// interests. It also fires when a recomposition reaches new lessons, so
+// the rest runs only when the agents or their capabilities changed
+// (agentsFingerprint): the agents beat at once, so the directory sees new
+// agents and capabilities, and each agent's DM relay list (kind 10050)
+// goes out if it has not yet.
 func (c *ServeCommand) agentsChanged() {
 	c.refreshPeers()
 	if c.rt == nil {
 		return
 	}
-	if beat := c.rt.beating.Load(); beat != nil { // new agents and capabilities are in the directory at once
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if !c.rt.agentsMoved(c.agentsFingerprint(ctx)) {
+		return
+	}
+	if beat := c.rt.beating.Load(); beat != nil {
 		if err := beat.Beat(ctx); err != nil {
 			slog.Warn("heartbeat after an agent change", "err", err)
 		}
-		cancel()
 	}
-	svc := c.rt.dm.Load()
-	if svc == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for _, pk := range c.agentKeys() {
-		if err := svc.Announce(ctx, pk); err != nil {
-			slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)
+	if svc := c.rt.dm.Load(); svc != nil {
+		for _, pk := range c.agentKeys() {
+			if err := svc.Announce(ctx, pk); err != nil {
+				slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)
+			}
 		}
 	}
 }
