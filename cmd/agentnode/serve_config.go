@@ -32,8 +32,8 @@ type serveFile struct {
 	Model     serveModel     `json:"model"`
 	Bindings  serveBindings  `json:"bindings"`
 	Consent   consent.Policy `json:"consent"`
-	DM        serveDM        `json:"dm"`
-	A2A       serveDM        `json:"a2a"`
+	DM        serveSenders   `json:"dm"`
+	A2A       serveSenders   `json:"a2a"`
 	Directory serveDirectory `json:"directory"`
 
 	// followsFlag: --trust-follows was given (either value), overriding

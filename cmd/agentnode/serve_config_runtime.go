@@ -39,23 +39,22 @@ type serveMCPEnd struct {
 	URL     string   `json:"url"`
 }
 
-// serveDM is the --config "dm" section: who may talk to the agents over
-// NIP-17 (docs/DM.md). From is "anyone" (the default), "owner" (only each
-// agent's owner) or "allowlist" (the owner and the pubkeys in Allow).
-// Others get no answer at all. The "a2a" section has the same shape and
-// says who may run the agents' capability tools over kind 25910; there
-// "owner" also admits agents whose owner link verifies (NIP-AE, on the
-// local relay) to the same owner.
-type serveDM struct {
+// serveSenders is the --config "dm" and "a2a" sections: who may talk to
+// the agents over NIP-17 (docs/DM.md), who may run their capability tools
+// over kind 25910 (docs/BINDINGS.md). From is "anyone" (the default),
+// "owner" (each agent's owner) or "allowlist" (the owner and the pubkeys in
+// Allow); for "a2a" both also admit agents whose owner link verifies to the
+// same owner. Others get no answer at all.
+type serveSenders struct {
 	From  string   `json:"from"`
 	Allow []string `json:"allow"` // npub or hex
 }
 
-// DM senders policies.
+// Values of a serveSenders' From.
 const (
-	dmFromAnyone    = "anyone"
-	dmFromOwner     = "owner"
-	dmFromAllowlist = "allowlist"
+	sendersAnyone    = "anyone"
+	sendersOwner     = "owner"
+	sendersAllowlist = "allowlist"
 )
 
 // serveDirectory is the --config "directory" section: how often the local
@@ -84,10 +83,10 @@ func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
 		d.HeartbeatSeconds > 0 && d.TTLSeconds > 0 && d.TTLSeconds <= d.HeartbeatSeconds {
 		return fmt.Errorf(`"directory": heartbeat_seconds and ttl_seconds must be positive, and the TTL longer than the interval`)
 	}
-	if err := checkDM("dm", &f.DM); err != nil {
+	if err := checkSenders("dm", &f.DM); err != nil {
 		return err
 	}
-	if err := checkDM("a2a", &f.A2A); err != nil {
+	if err := checkSenders("a2a", &f.A2A); err != nil {
 		return err
 	}
 	for uri, end := range f.Bindings.MCP {
@@ -144,12 +143,12 @@ func (c *ServeCommand) bindingsConfig() bindings.Config {
 	return cfg
 }
 
-// checkDM checks a "dm" or "a2a" section and turns its allowlist into hex keys.
-func checkDM(section string, d *serveDM) error {
+// checkSenders checks a "dm" or "a2a" section and turns its allowlist into hex keys.
+func checkSenders(section string, d *serveSenders) error {
 	switch d.From {
 	case "":
-		d.From = dmFromAnyone
-	case dmFromAnyone, dmFromOwner, dmFromAllowlist:
+		d.From = sendersAnyone
+	case sendersAnyone, sendersOwner, sendersAllowlist:
 	default:
 		return fmt.Errorf(`"%s.from" %q: want "anyone", "owner" or "allowlist"`, section, d.From)
 	}
@@ -164,42 +163,42 @@ func checkDM(section string, d *serveDM) error {
 }
 
 // dmAllowed reports whether from may talk to agent over DMs.
-func (c *ServeCommand) dmAllowed(agent, from string) bool {
-	var d serveDM
+func (c *ServeCommand) dmAllowed(ctx context.Context, agent, from string) bool {
+	var d serveSenders
 	if c.file != nil {
 		d = c.file.DM
 	}
-	return c.senderAllowed(d, agent, from)
+	return c.senderAllowed(ctx, d, agent, from, false)
 }
 
 // a2aAllowed reports whether the agent from may run agent's capability
-// tools over kind 25910; "owner" admits the owner's other agents too.
+// tools over kind 25910.
 func (c *ServeCommand) a2aAllowed(ctx context.Context, agent, from string) bool {
-	var d serveDM
+	var d serveSenders
 	if c.file != nil {
 		d = c.file.A2A
 	}
-	return c.senderAllowed(d, agent, from) || d.From != dmFromAnyone && c.sameOwner(ctx, agent, from)
+	return c.senderAllowed(ctx, d, agent, from, true)
 }
 
-// senderAllowed applies a "dm"/"a2a" policy to from, a caller of agent.
-func (c *ServeCommand) senderAllowed(d serveDM, agent, from string) bool {
-	if d.From == "" || d.From == dmFromAnyone {
+// senderAllowed applies a "dm"/"a2a" policy to from, a caller of agent:
+// anyone; else the agent's owner, the allowlist (in "allowlist" mode) and,
+// with siblings, agents whose owner link verifies (NIP-AE, on the local
+// relay) to the same owner.
+func (c *ServeCommand) senderAllowed(ctx context.Context, d serveSenders, agent, from string, siblings bool) bool {
+	if d.From == "" || d.From == sendersAnyone {
 		return true
 	}
-	if a, err := c.daemon.Lookup(agent); err == nil && a.Owner == from {
-		return true
-	}
-	return d.From == dmFromAllowlist && slices.Contains(d.Allow, from)
-}
-
-// sameOwner reports whether caller is an agent whose owner link verifies
-// (on the local relay) to agent's owner.
-func (c *ServeCommand) sameOwner(ctx context.Context, agent, caller string) bool {
 	a, err := c.daemon.Lookup(agent)
-	if err != nil || a.Owner == "" {
+	switch {
+	case err != nil || a.Owner == "":
+		return false
+	case a.Owner == from, d.From == sendersAllowlist && slices.Contains(d.Allow, from):
+		return true
+	}
+	if !siblings {
 		return false
 	}
-	v, err := relay.VerifyAgent(ctx, c.relay, caller)
+	v, err := relay.VerifyAgent(ctx, c.relay, from)
 	return err == nil && v.Verified && v.Owner == a.Owner
 }

@@ -124,7 +124,7 @@ func TestServeConfig_dmSection(t *testing.T) {
 	if err := parseServeFile([]byte(`{"dm":{"from":"allowlist","allow":["`+strings.Repeat("ab", 32)+`"]}}`), &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.DM.From != dmFromAllowlist || len(f.DM.Allow) != 1 {
+	if f.DM.From != sendersAllowlist || len(f.DM.Allow) != 1 {
 		t.Fatalf("dm = %+v", f.DM)
 	}
 	for _, bad := range []string{`{"dm":{"from":"friends"}}`, `{"dm":{"allow":["npub1nope"]}}`, `{"dm":{"to":"x"}}`} {

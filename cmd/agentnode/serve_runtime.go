@@ -195,7 +195,7 @@ func (c *ServeCommand) localKey(pubkey string) (string, bool) {
 // respondDM answers a NIP-17 DM through the agent's chat, the sender's
 // pubkey being the conversation.
 func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) (string, error) {
-	if !c.dmAllowed(agent, from) {
+	if !c.dmAllowed(ctx, agent, from) {
 		return "", dm.ErrNoAnswer
 	}
 	answer, err := c.chatAnswer(ctx, agent, from, text)
