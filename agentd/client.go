@@ -1,11 +1,9 @@
 package agentd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/agentd/internal/jsonapi"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -116,52 +115,17 @@ func agentPath(agent, suffix string) string {
 
 // do sends one request and decodes the answer into out, or the error.
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
-	req, err := c.request(ctx, method, path, in)
-	if err != nil {
-		return err
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	status, body, err := jsonapi.Do(ctx, c.HTTP, method, jsonapi.URL(c.BaseURL, path), c.Token, in)
 	if err != nil {
 		return fmt.Errorf("agent API: %w", err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("agent API: read answer: %w", err)
-	}
-	if resp.StatusCode >= 300 {
-		return apiError(resp.StatusCode, body)
+	if status >= 300 {
+		return apiError(status, body)
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("agent API: decode answer: %w", err)
 	}
 	return nil
-}
-
-func (c *Client) request(ctx context.Context, method, path string, in any) (*http.Request, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return nil, fmt.Errorf("agent API: %w", err)
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.BaseURL, "/")+path, body)
-	if err != nil {
-		return nil, fmt.Errorf("agent API: %w", err)
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	return req, nil
 }
 
 // apiError decodes an error answer; one that is not ours (a proxy, an old

@@ -1,14 +1,14 @@
 package consent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/agentnode/agentnode/agentd/internal/jsonapi"
 )
 
 // Client talks to Handler on a running node (the CLI's `agentnode consent`).
@@ -57,38 +57,16 @@ func (c *Client) Unrevoke(ctx context.Context, agent string) (bool, error) {
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, _ := json.Marshal(in)
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.BaseURL, "/")+path, body)
+	status, b, err := jsonapi.Do(ctx, c.HTTP, method, jsonapi.URL(c.BaseURL, path), c.Token, in)
 	if err != nil {
 		return fmt.Errorf("consent API: %w", err)
 	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("consent API: %w", err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return fmt.Errorf("consent API: read answer: %w", err)
-	}
-	if resp.StatusCode >= 300 {
+	if status >= 300 {
 		var e APIError
 		if json.Unmarshal(b, &e) != nil || e.Code == "" {
-			return &APIError{Status: resp.StatusCode, Code: fmt.Sprintf("http_%d", resp.StatusCode), Message: fmt.Sprintf("HTTP %d: %.200s", resp.StatusCode, strings.TrimSpace(string(b)))}
+			return &APIError{Status: status, Code: fmt.Sprintf("http_%d", status), Message: fmt.Sprintf("HTTP %d: %.200s", status, strings.TrimSpace(string(b)))}
 		}
-		e.Status = resp.StatusCode
+		e.Status = status
 		return &e
 	}
 	if err := json.Unmarshal(b, out); err != nil {
