@@ -263,21 +263,25 @@ func (c *ServeCommand) agentsChanged() {
 	if c.rt == nil {
 		return
 	}
+	// Before startRuntime (the daemon's loop may call this while
+	// agentd.Open runs, before c.daemon is even set) there is nothing to
+	// do: starting the heartbeater and the DM service beats and announces
+	// every agent. Loading beating orders this after c.daemon's store.
+	beat, svc := c.rt.beating.Load(), c.rt.dm.Load()
+	if beat == nil || svc == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if !c.rt.agentsMoved(c.agentsFingerprint(ctx)) {
 		return
 	}
-	if beat := c.rt.beating.Load(); beat != nil {
-		if err := beat.Beat(ctx); err != nil {
-			slog.Warn("heartbeat after an agent change", "err", err)
-		}
+	if err := beat.Beat(ctx); err != nil {
+		slog.Warn("heartbeat after an agent change", "err", err)
 	}
-	if svc := c.rt.dm.Load(); svc != nil {
-		for _, pk := range c.agentKeys() {
-			if err := svc.Announce(ctx, pk); err != nil {
-				slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)
-			}
+	for _, pk := range c.agentKeys() {
+		if err := svc.Announce(ctx, pk); err != nil {
+			slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)
 		}
 	}
 }
