@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/fasthttp/websocket"
-	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
 
