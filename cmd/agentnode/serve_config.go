@@ -24,7 +24,10 @@ import (
 //	 "consent":  {"require": ["delegate.remote"]},
 //	 "dm":       {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
 //	 "a2a":      {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
-//	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90}}
+//	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90},
+//	 "relay":    {"events_per_second": 200, "max_subscriptions": 200, "max_outbound_bytes": 8388608, ...}}
+//
+// (the "relay" keys are serveRelay's, in serve_config_relay.go).
 //
 // Every key is optional; an unknown key, at any level, is refused.
 type serveFile struct {
@@ -35,6 +38,7 @@ type serveFile struct {
 	DM        serveSenders   `json:"dm"`
 	A2A       serveSenders   `json:"a2a"`
 	Directory serveDirectory `json:"directory"`
+	Relay     serveRelay     `json:"relay"`
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -43,7 +47,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -76,6 +80,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parseRuntimeSections(top, f); err != nil {
+		return err
+	}
+	if err := parseRelaySection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]

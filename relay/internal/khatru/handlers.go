@@ -84,8 +84,14 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 	// PATCH (agentnode): every write goes through the outbox; control
 	// frames the client asks for are queued too, never written inline.
 	conn.SetPingHandler(func(data string) error { ws.WriteMessage(websocket.PongMessage, []byte(data)); return nil })
+	// The reply to a client's close frame is written at once, as upstream's
+	// default handler does: the connection ends right after this returns.
+	// One Write of a whole frame cannot interleave with the writer's.
 	conn.SetCloseHandler(func(code int, text string) error {
-		ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""))
+		if code == websocket.CloseNoStatusReceived {
+			code = websocket.CloseNormalClosure
+		}
+		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(time.Second))
 		return nil
 	})
 	go ws.writeLoop()
@@ -166,6 +172,14 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 
 			// parse messages sequentially otherwise sonic breaks
 			envelope, err := smp.ParseMessage(message)
+
+			// PATCH (agentnode): CLOSE is handled here, in order, so that a
+			// REQ sent after it finds the subscription gone (the handlers
+			// below run concurrently).
+			if env, ok := envelope.(*nostr.CloseEnvelope); ok && err == nil {
+				rl.removeListenerId(ws, string(*env))
+				continue
+			}
 
 			// then delegate to the goroutine
 			go func(message string) {
