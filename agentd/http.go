@@ -1,14 +1,14 @@
 package agentd
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
+
+	"github.com/agentnode/agentnode/internal/httpauth"
 )
 
 // maxBody bounds request bodies of the HTTP API.
@@ -69,12 +69,11 @@ type NudgeChange struct {
 }
 
 // requireToken lets GET and HEAD through and checks the bearer token on
-// every other method.
+// every other method (internal/httpauth).
 func (d *Daemon) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(d.token)) != 1 {
+			if err := httpauth.Check(w, r, d.token); err != nil {
 				d.writeError(w, r, ErrUnauthorized)
 				return
 			}

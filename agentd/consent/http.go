@@ -1,13 +1,13 @@
 package consent
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
+
+	"github.com/agentnode/agentnode/internal/httpauth"
 )
 
 // Handler is the owner's HTTP API over c, JSON in and out. Every request
@@ -140,8 +140,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func requireToken(token string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if token == "" || !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
+		if err := httpauth.Check(w, r, token); err != nil {
 			writeError(w, nil, r, http.StatusUnauthorized, "unauthorized", errors.New("consent API: missing or wrong API token"))
 			return
 		}

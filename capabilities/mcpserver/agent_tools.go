@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/registry"
+	"github.com/agentnode/agentnode/internal/httpauth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -50,8 +51,8 @@ func (a *agentEndpoint) handler() http.Handler {
 			http.Error(w, "mcp: not an agent pubkey", http.StatusNotFound)
 			return
 		}
-		if a.opts.Authorize == nil || a.opts.Authorize(r.Context(), agent, bearer(r)) != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agentnode"`)
+		if a.opts.Authorize == nil || a.opts.Authorize(r.Context(), agent, httpauth.Token(r)) != nil {
+			w.Header().Set("WWW-Authenticate", httpauth.Challenge)
 			http.Error(w, "mcp: unauthorized", http.StatusUnauthorized)
 			return
 		}

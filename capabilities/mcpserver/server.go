@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/registry"
@@ -15,7 +14,8 @@ import (
 // Options configures the endpoint.
 type Options struct {
 	// Authorize decides whether a request bearing token may use agent's
-	// endpoint (agent is a hex pubkey; token is "" when none was sent). A
+	// endpoint (agent is a hex pubkey; token is httpauth.Token's, "" when
+	// none was sent; serve answers with httpauth.Equal). A
 	// nil Authorize refuses every agent endpoint: set AllowAll to open them.
 	Authorize func(ctx context.Context, agent, token string) error
 	// Name and Version name the server in MCP's initialize (defaults
@@ -57,13 +57,4 @@ func New(reg *registry.Registry, host *cap.Host, opts Options) http.Handler {
 
 func implementation(opts Options) *mcp.Implementation {
 	return &mcp.Implementation{Name: opts.Name, Version: opts.Version}
-}
-
-// bearer returns the token of an "Authorization: Bearer <token>" header.
-func bearer(r *http.Request) string {
-	h := r.Header.Get("Authorization")
-	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
-	}
-	return ""
 }
