@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/agentnode/agentnode/internal/httpauth"
+	"github.com/agentnode/agentnode/internal/httplimit"
 )
 
 // maxBody bounds request bodies of the HTTP API.
@@ -172,11 +173,16 @@ func (d *Daemon) handleLearn(w http.ResponseWriter, r *http.Request) {
 }
 
 // decode reads a JSON body into v (unknown fields refused); on failure it
-// answers 400 and returns false.
+// answers 400 (413 over maxBody or a bound set in front) and returns false.
 func (d *Daemon) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+	err := dec.Decode(v)
+	if httplimit.TooLarge(err) {
+		d.writeError(w, r, fmt.Errorf("%w: at most %d bytes", ErrTooLarge, maxBody))
+		return false
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
 		d.writeError(w, r, fmt.Errorf("%w: body: %v", ErrBadRequest, err))
 		return false
 	}

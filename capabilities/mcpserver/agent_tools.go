@@ -36,7 +36,7 @@ func (a *agentEndpoint) sessions(agent string) *mcp.StreamableHTTPHandler {
 	}
 	h := a.handlers[agent]
 	if h == nil {
-		h = mcp.NewStreamableHTTPHandler(a.serverFor, &mcp.StreamableHTTPOptions{Logger: a.opts.Logger})
+		h = mcp.NewStreamableHTTPHandler(a.serverFor, streamOptions(a.opts))
 		a.handlers[agent] = h
 	}
 	return h
@@ -70,6 +70,7 @@ func (a *agentEndpoint) serverFor(r *http.Request) *mcp.Server {
 		return nil
 	}
 	s := mcp.NewServer(implementation(a.opts), &mcp.ServerOptions{Logger: a.opts.Logger})
+	created(r, s) // counted by the session gate once the session is open
 	for alias, m := range ToolNames(ms) {
 		if err := a.addTool(s, agent, alias, m); err != nil {
 			a.opts.Logger.Warn("mcp: capability not served", "capability", m.CapabilityID, "err", err)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/registry"
+	"github.com/agentnode/agentnode/internal/httplimit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,7 +25,25 @@ type Options struct {
 	Name, Version string
 	// Logger receives SDK and handler logs (default slog.Default()).
 	Logger *slog.Logger
+	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes);
+	// a larger one is answered 413 before the SDK reads it.
+	MaxBodyBytes int64
+	// SessionIdle closes a session that has had no request for this long
+	// (default DefaultSessionIdle; the SDK's SessionTimeout). A client
+	// keeping only the GET event stream open must ping to stay live.
+	SessionIdle time.Duration
+	// MaxSessions caps the live sessions of every endpoint together
+	// (default DefaultMaxSessions); a request that would open one more is
+	// answered 503 with Retry-After.
+	MaxSessions int
 }
+
+// Defaults of Options.
+const (
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultSessionIdle  = 30 * time.Minute
+	DefaultMaxSessions  = 1000
+)
 
 // AllowAll is an Authorize that lets every caller use every agent endpoint.
 func AllowAll(context.Context, string, string) error { return nil }
@@ -41,18 +61,38 @@ func New(reg *registry.Registry, host *cap.Host, opts Options) http.Handler {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts = withDefaults(opts)
+	gate := newSessionGate(opts.MaxSessions)
 	regServer := newRegistryServer(reg, opts)
+	gate.share(regServer)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return regServer },
-		&mcp.StreamableHTTPOptions{Logger: opts.Logger}))
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return regServer }, streamOptions(opts)))
 	if host != nil {
 		a := &agentEndpoint{host: host, opts: opts}
 		mux.Handle("/mcp/agents/{agent}", a.handler())
 	}
-	return mux
+	return httplimit.Buffer(opts.MaxBodyBytes, gate.admit(mux))
+}
+
+func withDefaults(opts Options) Options {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	return opts
+}
+
+// streamOptions are the SDK's options of every endpoint's sessions.
+func streamOptions(opts Options) *mcp.StreamableHTTPOptions {
+	return &mcp.StreamableHTTPOptions{Logger: opts.Logger, SessionTimeout: opts.SessionIdle}
 }
 
 func implementation(opts Options) *mcp.Implementation {
