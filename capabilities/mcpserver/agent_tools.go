@@ -19,6 +19,7 @@ import (
 type agentEndpoint struct {
 	host *cap.Host
 	opts Options
+	gate *sessionGate // caps the sessions of every agent together
 
 	mu       sync.Mutex
 	handlers map[string]*mcp.StreamableHTTPHandler // agent -> its sessions
@@ -42,8 +43,9 @@ func (a *agentEndpoint) sessions(agent string) *mcp.StreamableHTTPHandler {
 	return h
 }
 
-// handler checks the bearer token, then hands the request to the agent's
-// streamable handler, which builds a server per session.
+// handler checks the bearer token and the session cap, then hands the
+// request to the agent's streamable handler, which builds a server per
+// session.
 func (a *agentEndpoint) handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		agent, err := registry.NormalizeAuthor(r.PathValue("agent"))
@@ -56,7 +58,7 @@ func (a *agentEndpoint) handler() http.Handler {
 			http.Error(w, "mcp: unauthorized", http.StatusUnauthorized)
 			return
 		}
-		a.sessions(agent).ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentKey{}, agent)))
+		a.gate.admit(a.sessions(agent)).ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentKey{}, agent)))
 	})
 }
 

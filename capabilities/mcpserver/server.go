@@ -32,9 +32,11 @@ type Options struct {
 	// (default DefaultSessionIdle; the SDK's SessionTimeout). A client
 	// keeping only the GET event stream open must ping to stay live.
 	SessionIdle time.Duration
-	// MaxSessions caps the live sessions of every endpoint together
-	// (default DefaultMaxSessions); a request that would open one more is
-	// answered 503 with Retry-After.
+	// MaxSessions caps the live sessions of /mcp, and apart from them
+	// those of the agent endpoints together (default DefaultMaxSessions),
+	// so that anonymous clients cannot crowd out the token's holders; a
+	// request that would open one more is answered 503 with Retry-After
+	// (on agent endpoints, after the token check).
 	MaxSessions int
 }
 
@@ -62,16 +64,16 @@ func New(reg *registry.Registry, host *cap.Host, opts Options) http.Handler {
 		opts.Version = "dev"
 	}
 	opts = withDefaults(opts)
-	gate := newSessionGate(opts.MaxSessions)
 	regServer := newRegistryServer(reg, opts)
-	gate.share(regServer)
+	regGate := newSessionGate(opts.MaxSessions)
+	regGate.share(regServer)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return regServer }, streamOptions(opts)))
+	mux.Handle("/mcp", regGate.admit(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return regServer }, streamOptions(opts))))
 	if host != nil {
-		a := &agentEndpoint{host: host, opts: opts}
+		a := &agentEndpoint{host: host, opts: opts, gate: newSessionGate(opts.MaxSessions)}
 		mux.Handle("/mcp/agents/{agent}", a.handler())
 	}
-	return httplimit.Buffer(opts.MaxBodyBytes, gate.admit(mux))
+	return httplimit.Buffer(opts.MaxBodyBytes, mux)
 }
 
 func withDefaults(opts Options) Options {

@@ -9,8 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// sessionGate caps the live MCP sessions of every endpoint New serves. It
-// counts the sessions of the servers it tracks: the registry's shared
+// sessionGate caps live MCP sessions (one gate for /mcp, one for the
+// agent endpoints). It counts the sessions of the servers it tracks: the registry's shared
 // server, and each agent session's own server once the request that
 // created it has returned. The go-sdk (v1.2.0) has an idle timeout
 // (StreamableHTTPOptions.SessionTimeout) but no cap.

@@ -11,7 +11,6 @@ import (
 	"github.com/agentnode/agentnode/capabilities/mcpserver"
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/internal/httpauth"
-	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // The node's protocol endpoints beside the relay. They sit in front of the
@@ -43,13 +42,15 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	host := cap.NewHost(c.daemon.CapSource(), cap.Options{})
+	hs := c.httpConfig()
 	mux := http.NewServeMux()
 	mux.Handle(pathACP, c.acp.svc)
 	mux.Handle(pathCAP, cap.Handler(host, func(r *http.Request, _ string) error {
 		return httpauth.Equal(token, httpauth.Token(r))
-	}, jsonrpc.Options{Logger: logger.With("component", "cap")}))
+	}, hs.jsonrpcOptions(logger.With("component", "cap"))))
 	mcpserver.Mount(mux, mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
-		Logger:    logger.With("component", "mcp"),
+		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
+		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
 		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }}))
 	mux.Handle("/", c.relay)
 	return mux, nil
