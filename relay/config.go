@@ -61,6 +61,19 @@ type Limits struct {
 	EventsPerSecond  int           // sustained events per second per IP
 	EventsBurst      int           // burst of events per IP
 	MaxFutureSkew    time.Duration // created_at may be at most this far ahead
+
+	// Per-connection budgets (docs/RELAY.md, "Facing the open network").
+	MaxSubscriptions      int           // open subscriptions per connection
+	MaxFilters            int           // filters in one REQ
+	MaxFilterValues       int           // ids, authors, kinds or values of one tag in one filter
+	MaxSearchWords        int           // words in one NIP-50 search
+	MaxConcurrentQueries  int           // REQ/COUNT queries of one connection answered at once (others wait)
+	MaxConcurrentMessages int           // messages of one connection handled at once (the reader waits beyond)
+	MaxOutboundBytes      int           // bytes queued for a client before it is cut off as a slow consumer
+	MaxOutboundMessages   int           // messages queued for a client before it is cut off
+	RequestsPerSecond     int           // sustained REQ and COUNT messages per connection
+	RequestsBurst         int           // burst of REQ and COUNT messages per connection
+	WriteTimeout          time.Duration // a write to a client that takes longer ends the connection
 }
 
 // DefaultLimits are the limits of a zero-configuration node.
@@ -76,6 +89,18 @@ var DefaultLimits = Limits{
 	EventsPerSecond:  200,
 	EventsBurst:      2000,
 	MaxFutureSkew:    15 * time.Minute,
+
+	MaxSubscriptions:      200,
+	MaxFilters:            20,
+	MaxFilterValues:       1000,
+	MaxSearchWords:        32,
+	MaxConcurrentQueries:  4,
+	MaxConcurrentMessages: 64,
+	MaxOutboundBytes:      8 << 20,
+	MaxOutboundMessages:   50_000,
+	RequestsPerSecond:     50,
+	RequestsBurst:         500,
+	WriteTimeout:          10 * time.Second,
 }
 
 // withDefaults fills every zero field from DefaultLimits.
@@ -95,6 +120,19 @@ func (l Limits) withDefaults() Limits {
 	pick(&l.MaxCount, d.MaxCount)
 	pick(&l.EventsPerSecond, d.EventsPerSecond)
 	pick(&l.EventsBurst, d.EventsBurst)
+	pick(&l.MaxSubscriptions, d.MaxSubscriptions)
+	pick(&l.MaxFilters, d.MaxFilters)
+	pick(&l.MaxFilterValues, d.MaxFilterValues)
+	pick(&l.MaxSearchWords, d.MaxSearchWords)
+	pick(&l.MaxConcurrentQueries, d.MaxConcurrentQueries)
+	pick(&l.MaxConcurrentMessages, d.MaxConcurrentMessages)
+	pick(&l.MaxOutboundBytes, d.MaxOutboundBytes)
+	pick(&l.MaxOutboundMessages, d.MaxOutboundMessages)
+	pick(&l.RequestsPerSecond, d.RequestsPerSecond)
+	pick(&l.RequestsBurst, d.RequestsBurst)
+	if l.WriteTimeout == 0 {
+		l.WriteTimeout = d.WriteTimeout
+	}
 	if l.CountTimeout == 0 {
 		l.CountTimeout = d.CountTimeout
 	}

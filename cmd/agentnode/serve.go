@@ -126,7 +126,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		return err
 	}
 	slog.SetDefault(logger) // libraries logging through the standard log package end up structured too
-	c.relay, err = relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Version: Version, Logger: logger,
+	c.relay, err = relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Version: Version, Logger: logger, Limits: c.relayLimits(),
 		TrustedProxies: c.httpConfig().trusted})
 	if err != nil {
 		return err

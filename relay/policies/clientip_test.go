@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fiatjaf/khatru"
+	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/nbd-wtf/go-nostr"
 )
 

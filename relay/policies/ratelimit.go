@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fiatjaf/khatru"
+	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/nbd-wtf/go-nostr"
 )
 
