@@ -2,6 +2,7 @@ package relay
 
 import (
 	"log/slog"
+	"net/netip"
 	"time"
 )
 
@@ -24,6 +25,11 @@ type Config struct {
 	// no reader are public. nil means DefaultRestrictedKinds; an empty
 	// non-nil slice restricts nothing. See docs/RELAY.md.
 	RestrictedKinds []int
+	// TrustedProxies are the reverse proxies (IPs or CIDRs) whose
+	// X-Forwarded-For and X-Real-IP name the client, for the per-IP event
+	// rate limit (policies.ClientIP, policies.EventRateLimiter). nil:
+	// none, the TCP peer is the client and those headers are ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // DefaultRestrictedKinds: 4290 (Agent State Model op envelopes, one event
