@@ -77,7 +77,7 @@ func (r *Relay) wire() {
 	rl.CountEventsHLL = append(rl.CountEventsHLL, r.countHLLHook)
 
 	rl.RejectEvent = append(rl.RejectEvent,
-		policies.EventRateLimiter(lim.EventsPerSecond, lim.EventsBurst, time.Now),
+		policies.EventRateLimiter(lim.EventsPerSecond, lim.EventsBurst, time.Now, r.cfg.TrustedProxies...),
 		policies.RejectOversized(lim.MaxContentBytes, lim.MaxEventTags, lim.MaxTagValueBytes),
 		policies.RejectFarFuture(lim.MaxFutureSkew, nostr.Now),
 		policies.RejectExpired(nostr.Now),
@@ -119,7 +119,7 @@ func (r *Relay) wireBudgets(rl *khatru.Relay, lim Limits) {
 	}, time.Now))
 	rl.OnSlowConsumer = append(rl.OnSlowConsumer, func(ws *khatru.WebSocket) {
 		r.slowConsumers.Add(1)
-		r.log.Warn("slow consumer cut off", "ip", khatru.GetIPFromRequest(ws.Request),
+		r.log.Warn("slow consumer cut off", "ip", policies.ClientIP(ws.Request, r.cfg.TrustedProxies),
 			"max_outbound_bytes", lim.MaxOutboundBytes, "max_outbound_messages", lim.MaxOutboundMessages)
 	})
 }
