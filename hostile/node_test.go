@@ -62,6 +62,7 @@ func (l *lockedBuffer) String() string {
 type node struct {
 	addr   string // host:port
 	url    string // ws://host:port
+	data   string // its data directory
 	cmd    *exec.Cmd
 	logs   *lockedBuffer
 	exited chan struct{}
@@ -72,10 +73,20 @@ type node struct {
 // --config file's "relay" section (nil: none) and waits until it serves.
 func startNode(t *testing.T, relayConfig map[string]any) *node {
 	t.Helper()
+	if relayConfig == nil {
+		return startNodeWith(t, nil)
+	}
+	return startNodeWith(t, map[string]any{"relay": relayConfig})
+}
+
+// startNodeWith starts the binary with config as its --config file (nil:
+// none) and waits until it serves.
+func startNodeWith(t *testing.T, config map[string]any) *node {
+	t.Helper()
 	data := t.TempDir()
 	args := []string{"serve", "--data", data, "--log-level", "warn"}
-	if relayConfig != nil {
-		b, _ := json.Marshal(map[string]any{"relay": relayConfig})
+	if config != nil {
+		b, _ := json.Marshal(config)
 		path := filepath.Join(t.TempDir(), "config.json")
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			t.Fatal(err)
@@ -88,7 +99,7 @@ func startNode(t *testing.T, relayConfig map[string]any) *node {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	n := &node{addr: addr, url: "ws://" + addr, logs: &lockedBuffer{}, exited: make(chan struct{})}
+	n := &node{addr: addr, url: "ws://" + addr, data: data, logs: &lockedBuffer{}, exited: make(chan struct{})}
 	n.cmd = exec.Command(binary, append(args, "--listen", addr)...)
 	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
 	if err := n.cmd.Start(); err != nil {
@@ -188,4 +199,14 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
+}
+
+// token is the node's API token (<data>/agents/api.token).
+func (n *node) token(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(n.data, "agents", "api.token"))
+	if err != nil {
+		t.Fatalf("read the API token: %v", err)
+	}
+	return strings.TrimSpace(string(b))
 }
