@@ -86,7 +86,7 @@ func (e *evaluation) lessons(evts []*nostr.Event) []parsedLesson {
 		l, err := events.ParseLesson(evt)
 		if err != nil {
 			l = &events.Lesson{ID: evt.ID, PubKey: evt.PubKey, CreatedAt: evt.CreatedAt}
-		} else if l.DefinitionID != e.w.defID {
+		} else if !l.Unbound() && !l.Names(e.w.defID) {
 			continue
 		}
 		out = append(out, parsedLesson{lesson: l, err: err})
@@ -103,8 +103,23 @@ func (e *evaluation) lessonDecision(l parsedLesson) Decision {
 		return refused(invalidEvent(l.err))
 	case e.retracted(l.lesson.ID, l.lesson.PubKey):
 		return refused(ReasonRetracted)
+	case l.lesson.Unbound():
+		return e.unbound(l.lesson)
 	}
 	return e.trust(l.lesson.PubKey)
+}
+
+// unbound decides a lesson that names no definition (tied to a project
+// "a", or to nothing): nothing scopes it to this agent's definition, so
+// only the agent that wrote it applies it, under the self rule.
+func (e *evaluation) unbound(l *events.Lesson) Decision {
+	switch {
+	case l.PubKey != e.w.agent:
+		return refused(ReasonUnbound)
+	case !e.p.on[RuleSelf]:
+		return refused(ruleDisabled(RuleSelf))
+	}
+	return admitted(RuleSelf)
 }
 
 // comments groups the well-formed, undeleted comments by the lesson they
