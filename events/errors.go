@@ -40,7 +40,6 @@ const (
 	reasonImage          = "not an image URI a client can render safely (absolute; not javascript:, vbscript:, file: or a non-image or SVG data:)"
 	reasonTitleOrContent = "needs a title or content"
 	reasonNudgeEmpty     = "needs a title, content or a tool tag"
-	reasonMissingK       = `missing root kind "K"`
 	reasonKindNumber     = "not a kind number"
 	reasonLessonRootKind = `must be 4129 when parent kind "k" is 4129`
 	reasonMissingRoot    = "missing root event reference"

@@ -23,8 +23,8 @@ func TestValidate_Refusals(t *testing.T) {
 			events.ErrMissingTag, `kind 4199: tag "title": required tag missing`},
 		{"4129 whose e is not 64-hex", event(4129, "x", nostr.Tag{"title", "t"}, nostr.Tag{"e", "abc"}),
 			events.ErrBadID, `kind 4129: tag "e": not a 64-hex event id`},
-		{"1111 on a lesson without K", event(1111, "x", nostr.Tag{"E", id}, nostr.Tag{"e", id}, nostr.Tag{"k", "4129"}),
-			events.ErrMissingTag, `kind 1111: tag "K": missing root kind "K"`},
+		{"1111 on a lesson without K, bad root id", event(1111, "x", nostr.Tag{"E", "xyz"}, nostr.Tag{"e", id}, nostr.Tag{"k", "4129"}),
+			events.ErrBadID, `kind 1111: tag "E": not a 64-hex event id`},
 		{"14199 p not a pubkey", event(14199, "", nostr.Tag{"p", pk}, nostr.Tag{"p", "npub1xyz"}),
 			events.ErrBadPubKey, `kind 14199: tag "p": not a 64-hex pubkey`},
 		{"kind 0 bot whose e is not an id", event(0, `{"name":"a"}`, nostr.Tag{"bot"}, nostr.Tag{"e", "note1abc"}),
@@ -65,10 +65,8 @@ func TestValidate_Refusals(t *testing.T) {
 			events.ErrMissingTag, `kind 4129: tag "title": needs a title or content`},
 
 		// 1111
-		{"1111 E without K", event(1111, "x", nostr.Tag{"E", id}),
-			events.ErrMissingTag, `kind 1111: tag "K": missing root kind "K"`},
-		{"1111 e without K", event(1111, "x", nostr.Tag{"e", id, "", "root"}),
-			events.ErrMissingTag, `kind 1111: tag "K": missing root kind "K"`},
+		{"1111 k 4129 without any root", event(1111, "x", nostr.Tag{"k", "4129"}),
+			events.ErrMissingTag, `kind 1111: tag "E": missing root event reference`},
 		{"1111 k 4129 but K differs", event(1111, "x", nostr.Tag{"E", id}, nostr.Tag{"K", "1"}, nostr.Tag{"e", id}, nostr.Tag{"k", "4129"}),
 			events.ErrBadValue, `kind 1111: tag "K": must be 4129 when parent kind "k" is 4129`},
 		{"1111 K not a number", event(1111, "x", nostr.Tag{"E", id}, nostr.Tag{"K", "lesson"}),

@@ -123,7 +123,9 @@ func (e *evaluation) unbound(l *events.Lesson) Decision {
 }
 
 // comments groups the well-formed, undeleted comments by the lesson they
-// are rooted at, oldest first.
+// are rooted at, oldest first. Only lesson-rooted comments count: the root
+// named must be one of the lessons, and a declared root kind ("K") other
+// than 4129 contradicts that root, so the comment is left out.
 func (e *evaluation) comments(evts []*nostr.Event, lessons []parsedLesson) map[string][]*events.Comment {
 	known := make(map[string]bool, len(lessons))
 	for _, l := range lessons {
@@ -132,7 +134,7 @@ func (e *evaluation) comments(evts []*nostr.Event, lessons []parsedLesson) map[s
 	out := map[string][]*events.Comment{}
 	for _, evt := range evts {
 		c, err := events.ParseComment(evt)
-		if err != nil || !known[c.RootID] || e.retracted(c.ID, c.PubKey) {
+		if err != nil || !known[c.RootID] || (c.RootKind != 0 && c.RootKind != events.KindLesson) || e.retracted(c.ID, c.PubKey) {
 			continue
 		}
 		out[c.RootID] = append(out[c.RootID], c)

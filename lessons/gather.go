@@ -118,14 +118,15 @@ func unboundOnly(evts []*nostr.Event) []*nostr.Event {
 	return out
 }
 
-// comments reads strict NIP-22 comments ("E" = lesson, any depth) and
-// lenient ones ("e" = lesson), merged.
+// comments reads NIP-22 comments ("E" = lesson, any depth, with or without
+// "K") and lenient ones ("e" = lesson), merged; Evaluate keeps only those
+// whose declared root kind, if any, is a lesson.
 func (g *gatherer) comments(ctx context.Context, _ Subject) error {
 	ids := eventIDs(g.ev.Lessons)
 	strict := nostr.Filter{Kinds: []int{events.KindComment}}
 	lenient := strict
 	byRoot, err := g.fetchBatched(ctx, ids, func(b []string) nostr.Filter {
-		strict.Tags = nostr.TagMap{"E": b, "K": {fmt.Sprint(events.KindLesson)}}
+		strict.Tags = nostr.TagMap{"E": b}
 		return strict
 	}, g.lim.MaxComments)
 	if err != nil {

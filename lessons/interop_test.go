@@ -1,6 +1,8 @@
 package lessons_test
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -58,5 +60,59 @@ func TestPolicy_UnboundLessons(t *testing.T) {
 	off := s.effective(mustPolicy(t, lessons.Config{Disable: []string{"self"}}))
 	if v := view(t, off, own.ID); v.Applied || !strings.Contains(v.Reason, "rule self is disabled") {
 		t.Errorf("with self off: %+v", v)
+	}
+}
+
+// commentCase is the part of a testdata/interop/comments.json case this
+// package reads.
+type commentCase struct {
+	Name   string          `json:"name"`
+	Tags   [][]string      `json:"tags"`
+	Expect map[string]bool `json:"expect"`
+}
+
+// TestCompose_CommentCorpus: every comment shape of the corpus that the
+// relay accepts (and the contradicting ones, should a store hold them) is
+// folded into the prompt exactly when it is rooted at the lesson.
+func TestCompose_CommentCorpus(t *testing.T) {
+	b, err := os.ReadFile("../testdata/interop/comments.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []commentCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	s := newScene(t)
+	lesson := s.lesson(s.agent, "Run gofmt", "Format first.")
+	note := s.publish(s.owner, nostr.Event{Kind: 1, Content: "a note"})
+	top := s.comment(s.owner, lesson, "top")
+	vars := strings.NewReplacer("{lesson}", lesson.ID, "{lessonAuthor}", lesson.PubKey, "{note}", note.ID,
+		"{comment}", top.ID, "{commentAuthor}", top.PubKey, "{unknown}", strings.Repeat("e", 64))
+	want := map[string]bool{}
+	for _, cc := range cases {
+		folds, ok := cc.Expect["folds"]
+		if !ok {
+			continue
+		}
+		tags := nostr.Tags{}
+		for _, tag := range cc.Tags {
+			filled := nostr.Tag{}
+			for _, v := range tag {
+				filled = append(filled, vars.Replace(v))
+			}
+			tags = append(tags, filled)
+		}
+		evt := s.publish(s.owner, nostr.Event{Kind: events.KindComment, Tags: tags, Content: cc.Name})
+		want[evt.ID] = folds
+	}
+	folded := map[string]bool{}
+	for _, c := range view(t, s.effective(lessons.DefaultPolicy()), lesson.ID).Comments {
+		folded[c.ID] = c.Applied
+	}
+	for id, w := range want {
+		if folded[id] != w {
+			t.Errorf("comment %s: folded %v, want %v", id[:8], folded[id], w)
+		}
 	}
 }

@@ -167,3 +167,40 @@ func checkMeaning(t *testing.T, evt *nostr.Event, expect map[string]any) {
 		}
 	}
 }
+
+// TestInterop_CommentCorpus publishes every comment shape of
+// testdata/interop/comments.json through the real relay, with
+// policies.RejectCommentRootMismatch installed the way relay.go is to wire
+// it. Which accepted comments fold into prompts is lessons' test.
+func TestInterop_CommentCorpus(t *testing.T) {
+	tr := withPerKindTagLimits(t)
+	rl := tr.khatru.Relay
+	rl.RejectEvent = append(rl.RejectEvent, policies.RejectCommentRootMismatch(tr.Relay))
+	c := tr.connect(t)
+	agentSK, commenterSK := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
+	lesson := signed(t, agentSK, events.KindLesson, nostr.Tags{{"title", "Run gofmt"}, {"e", hexID(1)}}, "Format first.")
+	note := signed(t, commenterSK, 1, nil, "a note")
+	mustPublish(t, c, lesson)
+	mustPublish(t, c, note)
+	top := signed(t, commenterSK, events.KindComment, nostr.Tags{{"E", lesson.ID}, {"K", "4129"}, {"e", lesson.ID}, {"k", "4129"}}, "top")
+	mustPublish(t, c, top)
+	vars := corpusVars{"lesson": lesson.ID, "lessonAuthor": lesson.PubKey, "note": note.ID,
+		"comment": top.ID, "commentAuthor": top.PubKey, "unknown": hexID(0xe)}
+	for _, cc := range loadCorpus(t, "comments.json") {
+		t.Run(cc.Name, func(t *testing.T) {
+			evt := vars.event(cc)
+			if err := evt.Sign(nostr.GeneratePrivateKey()); err != nil {
+				t.Fatal(err)
+			}
+			err := publishWS(t, c, &evt)
+			switch {
+			case cc.Verdict == "accepted" && err != nil:
+				t.Fatalf("refused (%v); want accepted\nsource: %s", err, cc.Source)
+			case cc.Verdict == "refused" && err == nil:
+				t.Fatalf("accepted; want refused: %s\nsource: %s", cc.Reason, cc.Source)
+			case cc.Verdict == "refused" && !strings.Contains(err.Error(), cc.Reason):
+				t.Fatalf("refused with %v; want %q", err, cc.Reason)
+			}
+		})
+	}
+}
