@@ -79,7 +79,7 @@ type Limits struct {
 // DefaultLimits are the limits of a zero-configuration node.
 var DefaultLimits = Limits{
 	MaxMessageBytes:  512 * 1024,
-	MaxContentBytes:  256 * 1024,
+	MaxContentBytes:  maxStorable,
 	MaxEventTags:     2000,
 	MaxTagValueBytes: 16 * 1024,
 	MaxLimit:         5000,
@@ -103,7 +103,12 @@ var DefaultLimits = Limits{
 	WriteTimeout:          10 * time.Second,
 }
 
-// withDefaults fills every zero field from DefaultLimits.
+// maxStorable is the largest content, and the largest single tag item,
+// the event store's binary layout can hold (16-bit lengths).
+const maxStorable = 65535
+
+// withDefaults fills every zero field from DefaultLimits; content and tag
+// values are clamped to what the store can hold.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
 	pick := func(v *int, def int) {
@@ -133,6 +138,8 @@ func (l Limits) withDefaults() Limits {
 	if l.WriteTimeout == 0 {
 		l.WriteTimeout = d.WriteTimeout
 	}
+	l.MaxContentBytes = min(l.MaxContentBytes, maxStorable)
+	l.MaxTagValueBytes = min(l.MaxTagValueBytes, maxStorable)
 	if l.CountTimeout == 0 {
 		l.CountTimeout = d.CountTimeout
 	}

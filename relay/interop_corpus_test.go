@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/events"
-	"github.com/agentnode/agentnode/relay/policies"
 )
 
 // corpusCase is one artefact of testdata/interop/*.json: an event written
@@ -69,27 +67,12 @@ func (v corpusVars) event(c corpusCase) nostr.Event {
 	return nostr.Event{Kind: c.Kind, Tags: tags, Content: v.fill(c.Content), CreatedAt: nostr.Now()}
 }
 
-// withPerKindTagLimits installs the per-kind tag value limit the way
-// relay.go is to wire it (policies.RejectOversizedByKind over
-// policies.AgentTagValueLimits(lim.MaxTagValueBytes)); the configured
-// global bound is raised so that only the per-kind one decides.
-// TODO(interop17): drop once relay.go wires RejectOversizedByKind itself.
-func withPerKindTagLimits(t *testing.T) *testRelay {
-	lim := DefaultLimits
-	lim.MaxTagValueBytes = policies.AgentTagValueBytes
-	tr := openTestRelay(t, t.TempDir(), lim)
-	rl := tr.khatru.Relay
-	perKind := policies.RejectOversizedByKind(lim.MaxContentBytes, lim.MaxEventTags, policies.AgentTagValueLimits(DefaultLimits.MaxTagValueBytes))
-	rl.RejectEvent = append([]func(context.Context, *nostr.Event) (bool, string){perKind}, rl.RejectEvent...)
-	return tr
-}
-
 // TestInterop_NIPAECorpus publishes every artefact of the NIP-AE corpus
 // (TENEX's shapes, the spec's examples, the open variants) through the real
 // relay with a real client and checks the verdict and, for accepted ones,
 // what the node reads from the stored event.
 func TestInterop_NIPAECorpus(t *testing.T) {
-	tr := withPerKindTagLimits(t)
+	tr := openTestRelay(t, t.TempDir(), Limits{})
 	c := tr.connect(t)
 	defSK := nostr.GeneratePrivateKey()
 	def := signed(t, defSK, events.KindDefinition, nostr.Tags{{"title", "Base"}}, "")
@@ -169,13 +152,9 @@ func checkMeaning(t *testing.T, evt *nostr.Event, expect map[string]any) {
 }
 
 // TestInterop_CommentCorpus publishes every comment shape of
-// testdata/interop/comments.json through the real relay, with
-// policies.RejectCommentRootMismatch installed the way relay.go is to wire
-// it. Which accepted comments fold into prompts is lessons' test.
+// testdata/interop/comments.json through the real relay. Which accepted comments fold into prompts is lessons' test.
 func TestInterop_CommentCorpus(t *testing.T) {
-	tr := withPerKindTagLimits(t)
-	rl := tr.khatru.Relay
-	rl.RejectEvent = append(rl.RejectEvent, policies.RejectCommentRootMismatch(tr.Relay))
+	tr := openTestRelay(t, t.TempDir(), Limits{})
 	c := tr.connect(t)
 	agentSK, commenterSK := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
 	lesson := signed(t, agentSK, events.KindLesson, nostr.Tags{{"title", "Run gofmt"}, {"e", hexID(1)}}, "Format first.")

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/nbd-wtf/go-nostr/nip11"
+
+	"github.com/agentnode/agentnode/relay/policies"
 )
 
 // SupportedNIPs is every NIP the relay implements, each backed by a test in
@@ -62,17 +64,18 @@ type infoDocument struct {
 
 type limitationDocument struct {
 	*nip11.RelayLimitationDocument
-	MaxTagValueLength    int `json:"max_tag_value_length"`
-	MaxFilters           int `json:"max_filters"`
-	MaxFilterValues      int `json:"max_filter_values"`
-	MaxSearchWords       int `json:"max_search_words"`
-	MaxConcurrentQueries int `json:"max_concurrent_queries"`
-	MaxOutboundBytes     int `json:"max_outbound_bytes"`
-	MaxOutboundMessages  int `json:"max_outbound_messages"`
-	RequestsPerSecond    int `json:"requests_per_second"`
-	EventsPerSecond      int `json:"events_per_second"`
-	EventsBurst          int `json:"events_burst"`
-	MaxCount             int `json:"max_count"`
+	MaxTagValueLength    int            `json:"max_tag_value_length"`
+	MaxTagValueByKind    map[string]int `json:"max_tag_value_length_by_kind"`
+	MaxFilters           int            `json:"max_filters"`
+	MaxFilterValues      int            `json:"max_filter_values"`
+	MaxSearchWords       int            `json:"max_search_words"`
+	MaxConcurrentQueries int            `json:"max_concurrent_queries"`
+	MaxOutboundBytes     int            `json:"max_outbound_bytes"`
+	MaxOutboundMessages  int            `json:"max_outbound_messages"`
+	RequestsPerSecond    int            `json:"requests_per_second"`
+	EventsPerSecond      int            `json:"events_per_second"`
+	EventsBurst          int            `json:"events_burst"`
+	MaxCount             int            `json:"max_count"`
 }
 
 // serveNIP11 answers a request for the relay information document.
@@ -82,6 +85,7 @@ func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
 	doc := infoDocument{RelayInformationDocument: info, Limitation: limitationDocument{
 		RelayLimitationDocument: info.Limitation,
 		MaxTagValueLength:       lim.MaxTagValueBytes,
+		MaxTagValueByKind:       policies.AgentTagValueLimits(lim.MaxTagValueBytes).Advertised(),
 		MaxFilters:              lim.MaxFilters,
 		MaxFilterValues:         lim.MaxFilterValues,
 		MaxSearchWords:          lim.MaxSearchWords,

@@ -78,10 +78,11 @@ func (r *Relay) wire() {
 
 	rl.RejectEvent = append(rl.RejectEvent,
 		policies.EventRateLimiter(lim.EventsPerSecond, lim.EventsBurst, time.Now, r.cfg.TrustedProxies...),
-		policies.RejectOversized(lim.MaxContentBytes, lim.MaxEventTags, lim.MaxTagValueBytes),
+		policies.RejectOversizedByKind(lim.MaxContentBytes, lim.MaxEventTags, policies.AgentTagValueLimits(lim.MaxTagValueBytes)),
 		policies.RejectFarFuture(lim.MaxFutureSkew, nostr.Now),
 		policies.RejectExpired(nostr.Now),
 		policies.ValidateAgentEvents(),
+		policies.RejectCommentRootMismatch(r),
 		// Deleted events (khatru's own check is defect 4) are refused by the
 		// writer, inside the write transaction (lmdbw deletedBy), so that a
 		// deletion committed in the same batch counts too; the rule is
