@@ -104,7 +104,7 @@ type Relay struct {
 	// also used for keeping track of who is listening to what
 	clients      map[*WebSocket][]listenerSpec
 	listeners    []listener
-	clientsMutex sync.Mutex
+	clientsMutex sync.RWMutex // PATCH (agentnode): read-locked by notifyListeners
 
 	// set this to true to support negentropy
 	Negentropy bool
