@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/agentnode/agentnode/agentd/state/crdt"
@@ -90,30 +92,61 @@ func (s *Store) DocOps(ctx context.Context, sch *schema.Schema, id string) ([]En
 	return envs, err
 }
 
-// Completeness says whether this replica knows it lacks part of a
-// document's causal history, and what: "" when nothing is known missing;
-// otherwise a short reason (no create marker received, ops buffered for
-// dependencies that never arrived).
-func (s *Store) Completeness(ctx context.Context, sch *schema.Schema, id string) (string, error) {
+// Inspection is what a replica knows about a document beyond its
+// materialised value.
+type Inspection struct {
+	// Missing is "" when nothing is known missing; otherwise a short
+	// reason this replica knows it lacks part of the causal history (no
+	// create marker received, ops buffered for dependencies that never
+	// arrived): the document shown is partial.
+	Missing string
+	// Concurrent lists, per mv_register field holding several concurrent
+	// values, all of them (ordered by timestamp; the last is the one the
+	// materialised document shows).
+	Concurrent map[string][]json.RawMessage
+}
+
+// Inspect reports what is known missing of a document and the concurrent
+// values of its multi-value registers.
+func (s *Store) Inspect(ctx context.Context, sch *schema.Schema, id string) (Inspection, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, err := s.load(ctx, sch, id)
 	if err != nil {
-		return "", err
+		return Inspection{}, err
 	}
+	out := Inspection{Concurrent: concurrent(st.root)}
 	var one int
 	err = s.db.QueryRowContext(ctx, fmt.Sprintf(`SELECT 1 FROM %s WHERE schema_uri = ? AND doc_id = ? AND action = ? LIMIT 1`,
 		st.tables.ops), sch.URI, id, ActionCreate).Scan(&one)
 	switch {
-	case err == sql.ErrNoRows && st.purged.IsZero():
-		return "the document's create marker has not been received: earlier ops are missing", nil
-	case err != nil && err != sql.ErrNoRows:
-		return "", fmt.Errorf("store: completeness: %w", err)
+	case errors.Is(err, sql.ErrNoRows) && st.purged.IsZero():
+		out.Missing = "the document's create marker has not been received: earlier ops are missing"
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return out, fmt.Errorf("store: inspect: %w", err)
+	case pending(st.root) > 0:
+		out.Missing = fmt.Sprintf("%d ops wait for ops this replica has not received", pending(st.root))
 	}
-	if n := pending(st.root); n > 0 {
-		return fmt.Sprintf("%d ops wait for ops this replica has not received", n), nil
+	return out, nil
+}
+
+// concurrent returns the top-level mv_register fields with several values.
+func concurrent(m *crdt.ORMap) map[string][]json.RawMessage {
+	var out map[string][]json.RawMessage
+	for _, k := range m.Keys() {
+		c, _ := m.Get(k)
+		mv, ok := c.(*crdt.MVRegister)
+		if !ok {
+			continue
+		}
+		if vals, _ := mv.Value().([]json.RawMessage); len(vals) > 1 {
+			if out == nil {
+				out = map[string][]json.RawMessage{}
+			}
+			out[k] = vals
+		}
 	}
-	return "", nil
+	return out
 }
 
 // pending counts the ops buffered anywhere in a document's CRDT for a
