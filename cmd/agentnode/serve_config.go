@@ -47,6 +47,8 @@ type serveFile struct {
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
 
+	State serveStateConfig `json:"state"` // serve_config_state.go
+
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
 	followsFlag bool
@@ -54,7 +56,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -93,6 +95,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parseHTTPSection(top, f); err != nil {
+		return err
+	}
+	if err := parseStateSection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]
