@@ -46,6 +46,7 @@ type serveFile struct {
 	Directory serveDirectory `json:"directory"`
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
+	Node      serveNode      `json:"node"` // serve_config_node.go
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -54,7 +55,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "node"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -93,6 +94,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parseHTTPSection(top, f); err != nil {
+		return err
+	}
+	if err := parseNodeSection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]

@@ -131,7 +131,7 @@ func (c *ServeCommand) startRuntime(ctx context.Context, logger *slog.Logger) er
 	svc := dm.New(dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
 		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.respondDM),
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
-		RelayURLs: []string{local}, Logger: logger.With("component", "dm")})
+		RelayURLs: c.dmRelayURLs(local), Logger: logger.With("component", "dm")})
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
