@@ -21,7 +21,7 @@ type directoryData struct {
 	AgentsNext  int // offset of the next page, -1 if none
 
 	Definitions []definitionRow
-	DefsNext    string // query string of the next page of definitions, "" if none
+	DefsNext    *Cursor // the next page of definitions, nil if none
 	DefsFirst   bool   // the first page of definitions
 }
 
@@ -63,7 +63,7 @@ func (s *Site) directoryPage(r *http.Request) (view, error) {
 	if err != nil {
 		return view{}, err
 	}
-	d.Definitions, d.DefsNext = definitionRows(defs, all), next.query()
+	d.Definitions, d.DefsNext = definitionRows(defs, all), next.link()
 	return view{name: "index", title: "Directory", data: d}, nil
 }
 

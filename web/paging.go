@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -32,16 +31,18 @@ func parseCursor(r *http.Request) cursor {
 	return cursor{until: nostr.Timestamp(ts), skip: atoiRange(r.FormValue("skip"), 0, maxSkip)}
 }
 
-// query is the cursor as a query string ("" for none).
-func (c cursor) query() string {
+// Cursor is a page link's ?until=&skip= (the template writes it).
+type Cursor struct {
+	Until int64
+	Skip  int
+}
+
+// link is the cursor for a template (nil for none).
+func (c cursor) link() *Cursor {
 	if c.until == 0 {
-		return ""
+		return nil
 	}
-	v := url.Values{"until": {strconv.FormatInt(int64(c.until), 10)}}
-	if c.skip > 0 {
-		v.Set("skip", strconv.Itoa(c.skip))
-	}
-	return v.Encode()
+	return &Cursor{Until: int64(c.until), Skip: c.skip}
 }
 
 // definitionsAt reads one page of definitions, newest first, and the
