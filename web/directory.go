@@ -22,7 +22,7 @@ type directoryData struct {
 
 	Definitions []definitionRow
 	DefsNext    *Cursor // the next page of definitions, nil if none
-	DefsFirst   bool   // the first page of definitions
+	DefsFirst   bool    // the first page of definitions
 }
 
 // agentRow is one agent in a list.
