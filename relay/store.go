@@ -32,6 +32,7 @@ type store struct {
 	ingest *ingester // the single writer: every save, replace and delete
 	limits Limits
 	log    *slog.Logger
+	lock   *dirLock // the data directory's (lock.go)
 
 	mu       sync.RWMutex
 	closed   bool
@@ -39,6 +40,21 @@ type store struct {
 }
 
 func openStore(ctx context.Context, dataDir string, limits Limits, log *slog.Logger) (*store, error) {
+	lock, err := lockDataDir(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openLocked(ctx, dataDir, limits, log)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+// openLocked opens the stores of a locked data directory.
+func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Logger) (*store, error) {
 	events := &lmdb.LMDBBackend{
 		Path: filepath.Join(dataDir, "events"),
 		// The store never chooses a limit by itself: every query arrives with
@@ -128,6 +144,7 @@ func (s *store) close() error {
 	}
 	err := s.search.close()
 	s.events.Close()
+	s.lock.release()
 	return err
 }
 

@@ -46,6 +46,7 @@ type serveFile struct {
 	Directory serveDirectory `json:"directory"`
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
+	Node      serveNode      `json:"node"` // serve_config_node.go
 
 	State serveStateConfig `json:"state"` // serve_config_state.go
 
@@ -56,7 +57,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state", "node"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -98,6 +99,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parseStateSection(top, f); err != nil {
+		return err
+	}
+	if err := parseNodeSection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]
