@@ -77,7 +77,9 @@ func (c *ServeCommand) startACP(ctx context.Context) error {
 	if err := c.acp.tasks.Start(ctx); err != nil {
 		return err
 	}
-	return c.acp.svc.Start(ctx)
+	// Not cancelled by a stop: its task query would hit modernc.org/sqlite
+	// v1.39.0's unfinalised-rows defect (see consent.Open) and pin tasks.db open.
+	return c.acp.svc.Start(context.WithoutCancel(ctx))
 }
 
 // closeACP stops the endpoint, then closes the task and consent stores.

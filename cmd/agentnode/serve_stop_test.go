@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -33,9 +34,16 @@ func TestServe_stopDuringStartup(t *testing.T) {
 			addr, data := freeAddr(t), t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			served := make(chan error, 1)
+			served, logs := make(chan error, 1), &syncBuffer{}
+			m := quietMain()
+			m.Stderr = logs
 			go func() {
-				served <- quietMain().Run(ctx, []string{"serve", "--listen", addr, "--data", data, "--log-level", "error"})
+				served <- m.Run(ctx, []string{"serve", "--listen", addr, "--data", data, "--log-level", "debug"})
+			}()
+			defer func() {
+				if t.Failed() {
+					t.Logf("serve's log:\n%s", logs.String())
+				}
 			}()
 			time.AfterFunc(at, cancel)
 			select {
@@ -92,6 +100,24 @@ func fullStartup(t *testing.T) time.Duration {
 		t.Fatalf("serve stopped after a full start: %v", err)
 	}
 	return took
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // quietMain is a Main that writes nowhere and reads no environment.
