@@ -57,11 +57,7 @@ func Open(ctx context.Context, cfg Config) (*Consent, error) {
 		return nil, fmt.Errorf("consent: %w", err)
 	}
 	c := &Consent{db: db, cfg: cfg, revoked: map[string]bool{}, changed: make(chan struct{})}
-	// The startup read is not cancelled with ctx: modernc.org/sqlite
-	// v1.39.0 drops, unfinalised, the rows of a query whose context ends as
-	// the query returns, and a connection holding an unfinalised statement
-	// never closes its file (db.Close included). It is one small local read.
-	if err := c.init(context.WithoutCancel(ctx)); err != nil {
+	if err := c.init(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -77,9 +77,7 @@ func (c *ServeCommand) startACP(ctx context.Context) error {
 	if err := c.acp.tasks.Start(ctx); err != nil {
 		return err
 	}
-	// Not cancelled by a stop: its task query would hit modernc.org/sqlite
-	// v1.39.0's unfinalised-rows defect (see consent.Open) and pin tasks.db open.
-	return c.acp.svc.Start(context.WithoutCancel(ctx))
+	return c.acp.svc.Start(ctx)
 }
 
 // closeACP stops the endpoint, then closes the task and consent stores.
