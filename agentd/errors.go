@@ -21,6 +21,8 @@ var (
 	ErrNudgeNotFound = errors.New("nudge not found on the local relay")
 	// ErrBadRequest: a malformed reference, pubkey or missing field.
 	ErrBadRequest = errors.New("bad request")
+	// ErrTooLarge: a request body over the HTTP API's bound (413).
+	ErrTooLarge = errors.New("request body too large")
 	// ErrOtherDefinition: an upgrade target is not a version of the agent's definition.
 	ErrOtherDefinition = errors.New("not a version of the agent's definition")
 	// ErrRefused: the relay refused an event the daemon signed.
@@ -66,6 +68,7 @@ var errorCodes = []errorCode{
 	{ErrDefinitionNotFound, "definition_not_found", http.StatusNotFound},
 	{ErrNudgeNotFound, "nudge_not_found", http.StatusNotFound},
 	{ErrBadRequest, "bad_request", http.StatusBadRequest},
+	{ErrTooLarge, "too_large", http.StatusRequestEntityTooLarge},
 	{ErrOtherDefinition, "other_definition", http.StatusConflict},
 	{ErrRefused, "refused", http.StatusUnprocessableEntity},
 	{ErrToolDenied, "tool_denied", http.StatusForbidden},

@@ -1,14 +1,15 @@
 package agentd
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
+
+	"github.com/agentnode/agentnode/internal/httpauth"
+	"github.com/agentnode/agentnode/internal/httplimit"
 )
 
 // maxBody bounds request bodies of the HTTP API.
@@ -69,12 +70,11 @@ type NudgeChange struct {
 }
 
 // requireToken lets GET and HEAD through and checks the bearer token on
-// every other method.
+// every other method (internal/httpauth).
 func (d *Daemon) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(d.token)) != 1 {
+			if err := httpauth.Check(w, r, d.token); err != nil {
 				d.writeError(w, r, ErrUnauthorized)
 				return
 			}
@@ -173,11 +173,16 @@ func (d *Daemon) handleLearn(w http.ResponseWriter, r *http.Request) {
 }
 
 // decode reads a JSON body into v (unknown fields refused); on failure it
-// answers 400 and returns false.
+// answers 400 (413 over maxBody or a bound set in front) and returns false.
 func (d *Daemon) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+	err := dec.Decode(v)
+	if httplimit.TooLarge(err) {
+		d.writeError(w, r, fmt.Errorf("%w: at most %d bytes", ErrTooLarge, maxBody))
+		return false
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
 		d.writeError(w, r, fmt.Errorf("%w: body: %v", ErrBadRequest, err))
 		return false
 	}

@@ -185,7 +185,10 @@ func (st *agentState) affectedBy(evt *nostr.Event) bool {
 	c := st.cur
 	switch evt.Kind {
 	case events.KindLesson:
-		return tagIn(evt, []string{"e"}, func(v string) bool { return v == st.info.defID })
+		// A lesson that names no definition (TENEX's shape) is the agent's
+		// own when the agent wrote it (docs/TRUST.md, unbound lessons).
+		return tagIn(evt, []string{"e"}, func(v string) bool { return v == st.info.defID }) ||
+			(evt.PubKey == st.info.pubkey && !tagIn(evt, []string{"e"}, func(string) bool { return true }))
 	case events.KindComment:
 		return c == nil || tagIn(evt, []string{"e", "E"}, has(c.ids))
 	case events.KindDeletion:

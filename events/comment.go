@@ -17,7 +17,7 @@ type Comment struct {
 
 	RootID     string // the lesson
 	RootAuthor string
-	RootKind   int // from "K"; 0 when the event has none
+	RootKind   int // declared: "K" (or "k" of a top-level comment); 0 when undeclared
 
 	ParentID     string // the lesson itself, or the comment replied to
 	ParentAuthor string
@@ -29,6 +29,10 @@ type Comment struct {
 // validateComment holds the kind-1111 rules. Only comments that claim a
 // lesson root (or a lesson parent) are checked in depth: other NIP-22
 // comments are legal and pass once their kinds and root kind are sane.
+// A comment without "K" (older clients: NIP-10 marked "e" root/reply, or
+// "E" alone) is accepted: its root kind is the kind of the root it names,
+// resolved by whoever reads it (RootKindOf, lessons' folding, the relay's
+// policies.RejectCommentRootMismatch).
 var validateComment = all(
 	checkTagNames,
 	eachValue("K", isKind, ErrBadValue, reasonKindNumber),
@@ -37,17 +41,12 @@ var validateComment = all(
 	checkLessonCommentRefs,
 )
 
-// checkRootKind: a comment referencing events must name its root kind, and a
-// comment whose parent is a lesson must have a lesson root.
+// checkRootKind: a comment whose parent is a lesson and that declares a
+// root kind must declare a lesson root (a lesson is only ever a root).
 func checkRootKind(evt *nostr.Event) error {
 	rootKind, hasRootKind := kindOf(evt.Tags, "K")
 	parentKind, hasParentKind := kindOf(evt.Tags, "k")
-	parentIsLesson := hasParentKind && parentKind == KindLesson
-	refsEvent := firstTag(evt.Tags, "E") != nil || firstTag(evt.Tags, "e") != nil
-	if !hasRootKind && (refsEvent || parentIsLesson) {
-		return invalidBecause(evt.Kind, "K", ErrMissingTag, reasonMissingK)
-	}
-	if parentIsLesson && rootKind != KindLesson {
+	if hasRootKind && hasParentKind && parentKind == KindLesson && rootKind != KindLesson {
 		return invalidBecause(evt.Kind, "K", ErrBadValue, reasonLessonRootKind)
 	}
 	return nil
@@ -78,14 +77,41 @@ func requireRootRef(evt *nostr.Event) error {
 	return nil
 }
 
-// IsLessonComment reports whether evt is a kind-1111 comment whose root kind
-// ("K") is a lesson.
+// IsLessonComment reports whether evt is a kind-1111 comment that declares
+// a lesson root: "K" = 4129, or no "K" and "k" = 4129 (a top-level comment
+// whose parent, hence root, is a lesson).
 func IsLessonComment(evt *nostr.Event) bool {
 	if evt == nil || evt.Kind != KindComment {
 		return false
 	}
-	k, ok := kindOf(evt.Tags, "K")
+	if k, ok := kindOf(evt.Tags, "K"); ok {
+		return k == KindLesson
+	}
+	k, ok := kindOf(evt.Tags, "k")
 	return ok && k == KindLesson
+}
+
+// RootRef returns the id of the root a kind-1111 comment names, leniently:
+// "E", else an "e" marked "root", else the first "e" ("" when none).
+func RootRef(evt *nostr.Event) string {
+	t := firstTag(evt.Tags, "E")
+	if t == nil {
+		t = orTag(markedTag(evt.Tags, "e", "root"), firstTag(evt.Tags, "e"))
+	}
+	return tagAt(t, 1)
+}
+
+// DeclaredRootKind is the root kind a kind-1111 comment declares: "K",
+// else "k" when the parent is the root (no other "e" than the root). ok is
+// false when it declares none.
+func DeclaredRootKind(evt *nostr.Event) (kind int, ok bool) {
+	if k, ok := kindOf(evt.Tags, "K"); ok {
+		return k, true
+	}
+	if firstTag(evt.Tags, "E") == nil && countTags(evt.Tags, "e") == 1 {
+		return kindOf(evt.Tags, "k")
+	}
+	return 0, false
 }
 
 // ParseComment validates a kind-1111 event and returns its typed view. The
@@ -103,7 +129,7 @@ func ParseComment(evt *nostr.Event) (*Comment, error) {
 		}
 	}
 	c := &Comment{ID: evt.ID, PubKey: evt.PubKey, CreatedAt: evt.CreatedAt, Content: evt.Content}
-	c.RootKind, _ = kindOf(evt.Tags, "K")
+	c.RootKind, _ = DeclaredRootKind(evt)
 	c.setRoot(evt.Tags)
 	c.setParent(evt.Tags)
 	return c, nil

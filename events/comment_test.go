@@ -104,8 +104,8 @@ func TestParseComment_Refuses(t *testing.T) {
 			`kind 1111: tag "E": missing root event reference`},
 		{"non-lesson root with a bad id", event(1111, "", nostr.Tag{"E", "x"}, nostr.Tag{"K", "1"}),
 			`kind 1111: tag "E": not a 64-hex event id`},
-		{"lesson comment without K", event(1111, "", nostr.Tag{"E", hexID(1)}),
-			`kind 1111: tag "K": missing root kind "K"`},
+		{"comment without K, bad root id", event(1111, "", nostr.Tag{"e", "x", "", "root"}),
+			`kind 1111: tag "e": not a 64-hex event id`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,7 +123,9 @@ func TestIsLessonComment(t *testing.T) {
 	}{
 		{event(1111, "", nostr.Tag{"K", "4129"}), true},
 		{event(1111, "", nostr.Tag{"K", "1"}), false},
-		{event(1111, "", nostr.Tag{"k", "4129"}), false},
+		{event(1111, "", nostr.Tag{"k", "4129"}), true},
+		{event(1111, "", nostr.Tag{"K", "1"}, nostr.Tag{"k", "4129"}), false},
+		{event(1111, "", nostr.Tag{"E", hexID(1)}), false},
 		{event(1, "", nostr.Tag{"K", "4129"}), false},
 		{nil, false},
 	}

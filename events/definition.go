@@ -28,41 +28,32 @@ type Definition struct {
 	Instructions string
 	UseCriteria  string // "use-criteria"
 	Description  string
-	Image        string
+	Image        string   // any URI but an active one (javascript:, ...); see ImageURL
+	Category     string   // "category" (TENEX)
 	Tools        []string // one "tool" tag each
 	Version      string   // "ver" tag, "1" when absent
 	Content      string   // markdown (newer revision)
 
-	Files []EventRef // ["e", id, relay, "file"]
+	Files []EventRef // ["e", id, relay, "file"] (and TENEX's older "script")
 	Forks []EventRef // ["e", id, relay, "fork"]
-	Refs  []EventRef // ["e", id, relay] without a marker
+	Refs  []EventRef // ["e", id, relay] without a marker, or with one this package does not know
 }
 
-// validateDefinition holds the kind-4199 rules.
+// MarkerScript is TENEX's older marker for a file reference (kind 1063);
+// it is read as MarkerFile and written as MarkerFile.
+const MarkerScript = "script"
+
+// validateDefinition holds the kind-4199 rules. NIP-AE gives "ver" no form
+// ("version number", default 1), "image" no scheme and "e" no marker list,
+// so only what is unsafe or meaningless is refused: a definition with no
+// name, a reference that names no event, an image URI that runs code.
 var validateDefinition = all(
 	checkTagNames,
 	required("title"),
-	eachValue("ver", isToken, ErrBadValue, reasonVersion),
-	checkDefinitionRefs,
-	eachValue("image", isHTTPURL, ErrBadValue, reasonURL),
+	eachValue("e", IsHex64, ErrBadID, ErrBadID.Error()),
+	eachValue("image", isSafeImageURI, ErrBadValue, reasonImage),
 	nonEmpty("tool"),
 )
-
-// checkDefinitionRefs: every "e" has a 64-hex id and a known marker.
-func checkDefinitionRefs(evt *nostr.Event) error {
-	for _, t := range evt.Tags {
-		if !isTag(t, "e") {
-			continue
-		}
-		if !IsHex64(tagAt(t, 1)) {
-			return invalid(evt.Kind, "e", ErrBadID)
-		}
-		if m := tagAt(t, 3); m != "" && m != MarkerFile && m != MarkerFork {
-			return invalidBecause(evt.Kind, "e", ErrBadValue, reasonMarker)
-		}
-	}
-	return nil
-}
 
 // ParseDefinition validates a kind-4199 event and returns its typed view.
 // Single-valued tags take their first occurrence.
@@ -76,9 +67,10 @@ func ParseDefinition(evt *nostr.Event) (*Definition, error) {
 		Slug: valueOf(tags, "d"), Title: valueOf(tags, "title"), Role: valueOf(tags, "role"),
 		Instructions: valueOf(tags, "instructions"), UseCriteria: valueOf(tags, "use-criteria"),
 		Description: valueOf(tags, "description"), Image: valueOf(tags, "image"),
-		Tools: valuesOf(tags, "tool"), Version: "1", Content: evt.Content,
+		Category: valueOf(tags, "category"),
+		Tools:    valuesOf(tags, "tool"), Version: "1", Content: evt.Content,
 	}
-	if v, ok := firstValue(tags, "ver"); ok {
+	if v := strings.TrimSpace(valueOf(tags, "ver")); v != "" {
 		d.Version = v
 	}
 	d.addRefs(tags)
@@ -93,7 +85,8 @@ func (d *Definition) addRefs(tags nostr.Tags) {
 		}
 		r := EventRef{ID: tagAt(t, 1), Relay: tagAt(t, 2), Marker: tagAt(t, 3)}
 		switch r.Marker {
-		case MarkerFile:
+		case MarkerFile, MarkerScript:
+			r.Marker = MarkerFile
 			d.Files = append(d.Files, r)
 		case MarkerFork:
 			d.Forks = append(d.Forks, r)
@@ -115,6 +108,7 @@ func (d *Definition) Template() nostr.Event {
 	tags = appendEach(tags, "tool", d.Tools)
 	tags = append(tags, nostr.Tag{"ver", cmp.Or(d.Version, "1")})
 	tags = appendOpt(tags, "image", d.Image)
+	tags = appendOpt(tags, "category", d.Category)
 	tags = appendRefs(tags, d.Refs, "")
 	tags = appendRefs(tags, d.Files, MarkerFile)
 	tags = appendRefs(tags, d.Forks, MarkerFork)

@@ -37,12 +37,9 @@ var (
 const (
 	reasonEmptyTagName   = "empty tag name"
 	reasonEmptyValue     = "empty value"
-	reasonMarker         = `marker must be "file", "fork" or empty`
-	reasonVersion        = "not a version token"
-	reasonURL            = "not an http(s) URL"
+	reasonImage          = "not an image URI a client can render safely (absolute; not javascript:, vbscript:, file: or a non-image or SVG data:)"
 	reasonTitleOrContent = "needs a title or content"
-	reasonOneDefinition  = "more than one definition reference"
-	reasonMissingK       = `missing root kind "K"`
+	reasonNudgeEmpty     = "needs a title, content or a tool tag"
 	reasonKindNumber     = "not a kind number"
 	reasonLessonRootKind = `must be 4129 when parent kind "k" is 4129`
 	reasonMissingRoot    = "missing root event reference"

@@ -25,15 +25,30 @@ var validateNudge = all(
 	nonEmpty("only-tool"),
 	nonEmpty("allow-tool"),
 	nonEmpty("deny-tool"),
-	checkTitleOrContent,
+	checkNudgeSays,
 )
 
-// checkTitleOrContent refuses a nudge with neither a title nor content.
-func checkTitleOrContent(evt *nostr.Event) error {
-	if blank(valueOf(evt.Tags, "title")) && blank(evt.Content) {
-		return invalidBecause(evt.Kind, "title", ErrMissingTag, reasonTitleOrContent)
+// checkNudgeSays refuses a nudge that changes nothing: no title (or TENEX's
+// "name"), no content and no tool tag. A nudge of tool tags alone is legal:
+// NIP-AE says nudges modify behaviour "and/or" tool availability.
+func checkNudgeSays(evt *nostr.Event) error {
+	for _, name := range []string{"only-tool", "allow-tool", "deny-tool"} {
+		if firstTag(evt.Tags, name) != nil {
+			return nil
+		}
+	}
+	if blank(nudgeTitle(evt.Tags)) && blank(evt.Content) {
+		return invalidBecause(evt.Kind, "title", ErrMissingTag, reasonNudgeEmpty)
 	}
 	return nil
+}
+
+// nudgeTitle is the "title" tag, else TENEX's "name".
+func nudgeTitle(tags nostr.Tags) string {
+	if v := valueOf(tags, "title"); !blank(v) {
+		return v
+	}
+	return valueOf(tags, "name")
 }
 
 // ParseNudge validates a kind-4201 event and returns its typed view.
@@ -43,7 +58,7 @@ func ParseNudge(evt *nostr.Event) (*Nudge, error) {
 	}
 	return &Nudge{
 		ID: evt.ID, PubKey: evt.PubKey, CreatedAt: evt.CreatedAt,
-		Title:      valueOf(evt.Tags, "title"),
+		Title:      nudgeTitle(evt.Tags),
 		OnlyTools:  valuesOf(evt.Tags, "only-tool"),
 		AllowTools: valuesOf(evt.Tags, "allow-tool"),
 		DenyTools:  valuesOf(evt.Tags, "deny-tool"),

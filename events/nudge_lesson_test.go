@@ -39,8 +39,8 @@ func TestLesson_RoundTrip(t *testing.T) {
 		name   string
 		lesson events.Lesson
 	}{
-		{"minimal", events.Lesson{DefinitionID: hexID(7), Title: "Run gofmt before review"}},
-		{"full", events.Lesson{DefinitionID: hexID(7), Title: "Prefer table tests", Category: "testing",
+		{"minimal", events.Lesson{DefinitionID: hexID(7), DefinitionIDs: []string{hexID(7)}, Title: "Run gofmt before review"}},
+		{"full", events.Lesson{DefinitionID: hexID(7), DefinitionIDs: []string{hexID(7)}, Title: "Prefer table tests", Category: "testing",
 			Topics: []string{"go", "tests"}, Content: "Table tests keep cases readable."}},
 	}
 	for _, tt := range tests {

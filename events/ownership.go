@@ -1,6 +1,9 @@
 package events
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -60,4 +63,121 @@ func ownershipGaps(o Ownership, profile *Profile, claims *OwnerClaims) []string 
 		gaps = append(gaps, "the owner's claims (kind 14199) do not list the agent")
 	}
 	return gaps
+}
+
+// OwnerCheck is what was seen for one candidate owner of an agent: a pubkey
+// the agent's profile names with "p", or one whose kind 14199 lists the agent.
+type OwnerCheck struct {
+	Owner        string `json:"owner"`
+	NamedByAgent bool   `json:"named_by_agent"` // a "p" of the agent's profile
+	HasClaims    bool   `json:"has_claims"`     // it has published a kind 14199
+	ListsAgent   bool   `json:"lists_agent"`    // that kind 14199 lists the agent
+}
+
+// Seen is everything an ownership answer looked at, so that a refusal says
+// exactly what was there rather than "unverified" alone.
+type Seen struct {
+	Profile    bool         `json:"profile"`          // the agent has a kind 0 signed by itself
+	Bot        bool         `json:"bot"`              // that kind 0 carries ["bot"]
+	ProfileP   []string     `json:"profile_p"`        // every 64-hex "p" of that kind 0
+	Candidates []OwnerCheck `json:"candidates"`       // every pubkey checked, profile "p"s first
+	Failed     string       `json:"failed,omitempty"` // "agent->owner", "owner->agent" or "both"
+}
+
+// Failed directions of the owner link.
+const (
+	FailedAgentToOwner = "agent->owner" // the agent's profile does not name the owner
+	FailedOwnerToAgent = "owner->agent" // the owner's kind 14199 does not list the agent
+	FailedBoth         = "both"
+)
+
+// CheckOwnershipAmong is CheckOwnership over every "p" of the agent's profile
+// (older TENEX profiles name each whitelisted pubkey; NIP-AE does not say
+// there is one) and every claims event given (the newest kind 14199 of each
+// author: of the pubkeys the profile names, and of any that list the agent).
+// The agent is verified when any named pubkey's claims list it; that pubkey
+// is the owner. Otherwise the owner reported is the first named pubkey with
+// claims, else the first named, else the first claimant listing the agent.
+func CheckOwnershipAmong(agent string, profile *Profile, claims []*OwnerClaims) (Ownership, Seen) {
+	byAuthor := map[string]*OwnerClaims{}
+	for _, c := range claims {
+		if c != nil && byAuthor[c.PubKey] == nil {
+			byAuthor[c.PubKey] = c
+		}
+	}
+	seen := seenOf(agent, profile, byAuthor)
+	best := bestCandidate(seen.Candidates)
+	var prof *Profile
+	if profile != nil {
+		p := *profile
+		if best != nil && best.NamedByAgent {
+			p.Owner = best.Owner
+		}
+		prof = &p
+	}
+	var c *OwnerClaims
+	if best != nil {
+		c = byAuthor[best.Owner]
+	}
+	o := CheckOwnership(agent, prof, c)
+	if !o.Verified {
+		seen.Failed = failedDirection(o)
+		if len(seen.ProfileP) > 1 {
+			o.Reason += fmt.Sprintf("; none of the %d pubkeys the profile names with \"p\" lists the agent in a kind 14199", len(seen.ProfileP))
+		}
+	}
+	return o, seen
+}
+
+// seenOf lists the profile's facts and every candidate owner.
+func seenOf(agent string, profile *Profile, byAuthor map[string]*OwnerClaims) Seen {
+	s := Seen{Candidates: []OwnerCheck{}, ProfileP: []string{}}
+	named := map[string]bool{}
+	if profile != nil && profile.PubKey == agent {
+		s.Profile, s.Bot, s.ProfileP = true, profile.Bot, append(s.ProfileP, profile.Owners...)
+		if len(profile.Owners) == 0 && profile.Owner != "" {
+			s.ProfileP = append(s.ProfileP, profile.Owner)
+		}
+	}
+	for _, p := range s.ProfileP {
+		named[p] = true
+		c := byAuthor[p]
+		s.Candidates = append(s.Candidates, OwnerCheck{Owner: p, NamedByAgent: true, HasClaims: c != nil, ListsAgent: c != nil && c.Lists(agent)})
+	}
+	for _, author := range slices.Sorted(maps.Keys(byAuthor)) {
+		if c := byAuthor[author]; !named[author] && c.Lists(agent) {
+			s.Candidates = append(s.Candidates, OwnerCheck{Owner: author, HasClaims: true, ListsAgent: true})
+		}
+	}
+	return s
+}
+
+// bestCandidate picks the owner to report (see CheckOwnershipAmong).
+func bestCandidate(cands []OwnerCheck) *OwnerCheck {
+	for _, want := range []func(OwnerCheck) bool{
+		func(c OwnerCheck) bool { return c.NamedByAgent && c.ListsAgent },
+		func(c OwnerCheck) bool { return c.NamedByAgent && c.HasClaims },
+		func(c OwnerCheck) bool { return c.NamedByAgent },
+		func(c OwnerCheck) bool { return c.ListsAgent },
+	} {
+		for i := range cands {
+			if want(cands[i]) {
+				return &cands[i]
+			}
+		}
+	}
+	return nil
+}
+
+// failedDirection names the missing half (or halves) of an unverified link.
+func failedDirection(o Ownership) string {
+	switch {
+	case !o.AgentClaimsOwner && !o.OwnerClaimsAgent:
+		return FailedBoth
+	case !o.AgentClaimsOwner:
+		return FailedAgentToOwner
+	case !o.OwnerClaimsAgent:
+		return FailedOwnerToAgent
+	}
+	return ""
 }

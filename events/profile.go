@@ -18,7 +18,8 @@ type Profile struct {
 
 	Bot          bool   // carries a ["bot"] tag
 	DefinitionID string // first "e" (64-hex only)
-	Owner        string // first "p" (64-hex only): the claimed owner
+	Owner        string   // first "p" (64-hex only): the claimed owner
+	Owners       []string // every distinct 64-hex "p", in order: older TENEX profiles name each whitelisted pubkey
 	Name         string // Metadata["name"]
 	// Metadata is the decoded content; numbers are json.Number so that they
 	// survive a round trip unchanged.
@@ -50,6 +51,7 @@ func ParseProfile(evt *nostr.Event) (*Profile, error) {
 		Bot:          firstTag(evt.Tags, "bot") != nil,
 		DefinitionID: hexOrEmpty(valueOf(evt.Tags, "e")),
 		Owner:        hexOrEmpty(valueOf(evt.Tags, "p")),
+		Owners:       hexValues(evt.Tags, "p"),
 		Name:         name,
 		Metadata:     meta,
 	}, nil
@@ -69,6 +71,17 @@ func decodeObject(s string) (map[string]any, error) {
 	return m, nil
 }
 
+// hexValues returns the distinct 64-hex values of the tags named name, in order.
+func hexValues(tags nostr.Tags, name string) []string {
+	var out []string
+	for _, v := range valuesOf(tags, name) {
+		if IsHex64(v) {
+			out = append(out, v)
+		}
+	}
+	return dedupe(out)
+}
+
 // hexOrEmpty returns s when it is 64-hex, else "".
 func hexOrEmpty(s string) string {
 	if IsHex64(s) {
@@ -86,6 +99,11 @@ func (p *Profile) Template() nostr.Event {
 	}
 	tags = appendOpt(tags, "e", p.DefinitionID)
 	tags = appendOpt(tags, "p", p.Owner)
+	for _, o := range p.Owners {
+		if o != p.Owner {
+			tags = append(tags, nostr.Tag{"p", o})
+		}
+	}
 	return nostr.Event{Kind: KindProfile, Tags: tags, Content: p.content()}
 }
 

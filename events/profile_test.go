@@ -19,7 +19,7 @@ func TestProfile_RoundTrip(t *testing.T) {
 		{"agent profile",
 			events.Profile{Bot: true, DefinitionID: hexID(1), Owner: hexID(2), Name: "Code Reviewer",
 				Metadata: map[string]any{"about": "I review <Go> & more", "lud16": "bot@example.com", "n": json.Number("12345678901234567890")}},
-			events.Profile{Bot: true, DefinitionID: hexID(1), Owner: hexID(2), Name: "Code Reviewer",
+			events.Profile{Bot: true, DefinitionID: hexID(1), Owner: hexID(2), Owners: []string{hexID(2)}, Name: "Code Reviewer",
 				Metadata: map[string]any{"name": "Code Reviewer", "about": "I review <Go> & more", "lud16": "bot@example.com", "n": json.Number("12345678901234567890")}}},
 		{"name only",
 			events.Profile{Bot: true, Name: "Scout"},

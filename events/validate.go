@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -135,17 +134,23 @@ func isKind(s string) bool {
 	return ok
 }
 
-// isToken reports whether s is non-empty and has no space or control characters.
-func isToken(s string) bool {
-	return s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r)
-	}) < 0
-}
+// unsafeSchemes are URI schemes that run code or read the viewer's files
+// when a client follows or renders them.
+var unsafeSchemes = map[string]bool{"javascript": true, "vbscript": true, "file": true}
 
-// isHTTPURL reports whether s is an absolute http or https URL with a host.
-func isHTTPURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+// isSafeImageURI reports whether s is an absolute URI a client may render as
+// an image: any scheme (http(s), ipfs, blossom, ...) except those that run
+// code or read local files, and data: only with an image/ media type.
+func isSafeImageURI(s string) bool {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Scheme == "" {
+		return false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme == "data" {
+		return strings.HasPrefix(strings.ToLower(u.Opaque), "image/") && !strings.HasPrefix(strings.ToLower(u.Opaque), "image/svg")
+	}
+	return !unsafeSchemes[scheme]
 }
 
 // checkKind is the common preamble of every parser: right kind, then Validate.

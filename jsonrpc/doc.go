@@ -17,4 +17,12 @@
 // (InvalidParams, an application code such as the ACP's -32001 family, ...);
 // any other error becomes InternalError, mapped through Options.MapError
 // when set, and a handler panic becomes InternalError with no internal text.
+//
+// Limits (Options): a body or frame over MaxRequestBytes is refused
+// unparsed (HTTP 413 with a -32600 error; WebSocket close 1009); a batch of
+// more than MaxBatch entries runs nothing and is answered with one -32600
+// error ("a batch may hold at most N entries"); an answer that would
+// exceed MaxResponseBytes has the result that overflowed replaced by a
+// -32600 error ("the response would exceed N bytes") with its id, and in a
+// batch the entries after it are not run and get the same error.
 package jsonrpc

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,10 +31,22 @@ type Options struct {
 	// CheckOrigin decides WebSocket upgrades (default: same-origin or no
 	// Origin header).
 	CheckOrigin func(r *http.Request) bool
+	// MaxBatch bounds the entries of one batch (default 100). A longer
+	// batch runs nothing and is answered with one -32600 error.
+	MaxBatch int
+	// MaxResponseBytes bounds one answer, a single response or a whole
+	// batch's (default 4 MiB). A result that does not fit is replaced by a
+	// -32600 error with its id; in a batch, the entries after it are not
+	// run and are answered with the same error.
+	MaxResponseBytes int
 }
 
-// DefaultMaxRequestBytes is the default MaxRequestBytes.
-const DefaultMaxRequestBytes = 1 << 20
+// Defaults of Options.
+const (
+	DefaultMaxRequestBytes  = 1 << 20
+	DefaultMaxBatch         = 100
+	DefaultMaxResponseBytes = 4 << 20
+)
 
 // Server dispatches JSON-RPC 2.0 requests to registered handlers. It is an
 // http.Handler (POST and WebSocket). Register before serving.
@@ -50,6 +63,12 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = DefaultMaxBatch
+	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	return &Server{opts: opts, methods: map[string]Handler{}}
 }
@@ -94,24 +113,86 @@ func (s *Server) Handle(ctx context.Context, msg []byte) []byte {
 	if resp == nil {
 		return nil
 	}
-	return mustMarshal(resp)
+	b := mustMarshal(resp)
+	if len(b) > s.opts.MaxResponseBytes {
+		return mustMarshal(errorResponse(resp.ID, s.errResponseTooLarge()))
+	}
+	return b
 }
 
+// handleBatch runs a batch's entries in order, within MaxBatch entries and
+// MaxResponseBytes of answer.
 func (s *Server) handleBatch(ctx context.Context, msg []byte) []byte {
-	var items []json.RawMessage
-	if err := json.Unmarshal(msg, &items); err != nil || len(items) == 0 {
-		return mustMarshal(errorResponse(nil, ErrInvalidRequest))
+	items, err := splitBatch(msg, s.opts.MaxBatch)
+	if err != nil {
+		return mustMarshal(errorResponse(nil, err))
 	}
-	out := make([]*response, 0, len(items))
+	out := make([]json.RawMessage, 0, len(items))
+	size, full := 2, false // the brackets
 	for _, item := range items {
-		if resp := s.handleOne(ctx, item); resp != nil {
-			out = append(out, resp)
+		b := s.batchEntry(ctx, item, full)
+		if b == nil {
+			continue
 		}
+		if !full && size+len(b)+1 > s.opts.MaxResponseBytes {
+			full = true
+			b = s.batchEntry(ctx, item, full)
+		}
+		size += len(b) + 1
+		out = append(out, b)
 	}
 	if len(out) == 0 {
 		return nil
 	}
 	return mustMarshal(out)
+}
+
+// batchEntry answers one batch entry: runs it, or, once the batch's answer
+// is full, does not and answers the too-large error with its id (nil for a
+// notification either way).
+func (s *Server) batchEntry(ctx context.Context, item json.RawMessage, full bool) json.RawMessage {
+	if !full {
+		if resp := s.handleOne(ctx, item); resp != nil {
+			return mustMarshal(resp)
+		}
+		return nil
+	}
+	var req request
+	if json.Unmarshal(item, &req) == nil && wellFormed(&req) && req.ID == nil {
+		return nil
+	}
+	return mustMarshal(errorResponse(idOf(item), s.errResponseTooLarge()))
+}
+
+// splitBatch splits a batch (valid JSON, an array) into its entries,
+// refusing an empty one and one of more than max entries without reading
+// past entry max+1.
+func splitBatch(msg []byte, max int) ([]json.RawMessage, *Error) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if _, err := dec.Token(); err != nil { // [
+		return nil, ErrInvalidRequest
+	}
+	var items []json.RawMessage
+	for dec.More() {
+		if len(items) == max {
+			return nil, Errorf(CodeInvalidRequest, "invalid request: a batch may hold at most %d entries", max)
+		}
+		var item json.RawMessage
+		if err := dec.Decode(&item); err != nil {
+			return nil, ErrInvalidRequest
+		}
+		items = append(items, item)
+	}
+	if len(items) == 0 {
+		return nil, ErrInvalidRequest
+	}
+	return items, nil
+}
+
+// errResponseTooLarge answers a result (or the rest of a batch) that does
+// not fit in MaxResponseBytes.
+func (s *Server) errResponseTooLarge() *Error {
+	return Errorf(CodeInvalidRequest, "invalid request: the response would exceed %d bytes", s.opts.MaxResponseBytes)
 }
 
 // handleOne runs one request; nil for a notification.

@@ -13,7 +13,7 @@ func TestDocs_TRUST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{ReasonStranger, ReasonRetracted, ReasonSiblingNotListed, ReasonSiblingNoOwner, ReasonLessonRefused,
+	want := []string{ReasonStranger, ReasonRetracted, ReasonSiblingNotListed, ReasonSiblingNoOwner, ReasonLessonRefused, ReasonUnbound,
 		strings.ReplaceAll(reasonOwnerUntrusted, "%s", "<npub>"), strings.ReplaceAll(reasonRuleDisabled, "%s", "<rule>"),
 		strings.ReplaceAll(reasonInvalid, "%v", "<error>"), lessonPreamble}
 	for _, r := range ruleOrder {

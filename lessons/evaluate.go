@@ -86,7 +86,7 @@ func (e *evaluation) lessons(evts []*nostr.Event) []parsedLesson {
 		l, err := events.ParseLesson(evt)
 		if err != nil {
 			l = &events.Lesson{ID: evt.ID, PubKey: evt.PubKey, CreatedAt: evt.CreatedAt}
-		} else if l.DefinitionID != e.w.defID {
+		} else if !l.Unbound() && !l.Names(e.w.defID) {
 			continue
 		}
 		out = append(out, parsedLesson{lesson: l, err: err})
@@ -103,12 +103,29 @@ func (e *evaluation) lessonDecision(l parsedLesson) Decision {
 		return refused(invalidEvent(l.err))
 	case e.retracted(l.lesson.ID, l.lesson.PubKey):
 		return refused(ReasonRetracted)
+	case l.lesson.Unbound():
+		return e.unbound(l.lesson)
 	}
 	return e.trust(l.lesson.PubKey)
 }
 
+// unbound decides a lesson that names no definition (tied to a project
+// "a", or to nothing): nothing scopes it to this agent's definition, so
+// only the agent that wrote it applies it, under the self rule.
+func (e *evaluation) unbound(l *events.Lesson) Decision {
+	switch {
+	case l.PubKey != e.w.agent:
+		return refused(ReasonUnbound)
+	case !e.p.on[RuleSelf]:
+		return refused(ruleDisabled(RuleSelf))
+	}
+	return admitted(RuleSelf)
+}
+
 // comments groups the well-formed, undeleted comments by the lesson they
-// are rooted at, oldest first.
+// are rooted at, oldest first. Only lesson-rooted comments count: the root
+// named must be one of the lessons, and a declared root kind ("K") other
+// than 4129 contradicts that root, so the comment is left out.
 func (e *evaluation) comments(evts []*nostr.Event, lessons []parsedLesson) map[string][]*events.Comment {
 	known := make(map[string]bool, len(lessons))
 	for _, l := range lessons {
@@ -117,7 +134,7 @@ func (e *evaluation) comments(evts []*nostr.Event, lessons []parsedLesson) map[s
 	out := map[string][]*events.Comment{}
 	for _, evt := range evts {
 		c, err := events.ParseComment(evt)
-		if err != nil || !known[c.RootID] || e.retracted(c.ID, c.PubKey) {
+		if err != nil || !known[c.RootID] || (c.RootKind != 0 && c.RootKind != events.KindLesson) || e.retracted(c.ID, c.PubKey) {
 			continue
 		}
 		out[c.RootID] = append(out[c.RootID], c)

@@ -29,7 +29,7 @@ type Subject struct {
 // Evidence is every event the trust policy looks at for one subject, as
 // gathered from a store. Evaluate reads it; Key hashes it.
 type Evidence struct {
-	Lessons   []*nostr.Event // kind 4129 referencing the definition ("e")
+	Lessons   []*nostr.Event // kind 4129 referencing the definition ("e"), and the agent's own unbound ones
 	Comments  []*nostr.Event // kind 1111 on those lessons (NIP-22, lenient)
 	Deletions []*nostr.Event // kind 5 naming a lesson or comment ("e")
 	Profiles  []*nostr.Event // kind 0 of lesson and comment authors
@@ -93,21 +93,40 @@ type gatherer struct {
 	ev  *Evidence
 }
 
+// lessons reads the lessons naming the definition and the agent's own
+// lessons (among which the unbound ones: no "e", docs/TRUST.md).
 func (g *gatherer) lessons(ctx context.Context, s Subject) error {
 	f := nostr.Filter{Kinds: []int{events.KindLesson}, Tags: nostr.TagMap{"e": {s.Definition.ID}}}
-	var err error
-	g.ev.Lessons, err = g.fetch(ctx, f, g.lim.MaxLessons)
+	bound, err := g.fetch(ctx, f, g.lim.MaxLessons)
+	if err != nil || s.Agent == "" {
+		g.ev.Lessons = bound
+		return err
+	}
+	own, err := g.fetch(ctx, nostr.Filter{Kinds: []int{events.KindLesson}, Authors: []string{s.Agent}}, g.lim.MaxLessons)
+	g.ev.Lessons = mergeEvents(bound, unboundOnly(own))
 	return err
 }
 
-// comments reads strict NIP-22 comments ("E" = lesson, any depth) and
-// lenient ones ("e" = lesson), merged.
+// unboundOnly keeps the events with no "e" tag.
+func unboundOnly(evts []*nostr.Event) []*nostr.Event {
+	var out []*nostr.Event
+	for _, evt := range evts {
+		if evt.Tags.Find("e") == nil {
+			out = append(out, evt)
+		}
+	}
+	return out
+}
+
+// comments reads NIP-22 comments ("E" = lesson, any depth, with or without
+// "K") and lenient ones ("e" = lesson), merged; Evaluate keeps only those
+// whose declared root kind, if any, is a lesson.
 func (g *gatherer) comments(ctx context.Context, _ Subject) error {
 	ids := eventIDs(g.ev.Lessons)
 	strict := nostr.Filter{Kinds: []int{events.KindComment}}
 	lenient := strict
 	byRoot, err := g.fetchBatched(ctx, ids, func(b []string) nostr.Filter {
-		strict.Tags = nostr.TagMap{"E": b, "K": {fmt.Sprint(events.KindLesson)}}
+		strict.Tags = nostr.TagMap{"E": b}
 		return strict
 	}, g.lim.MaxComments)
 	if err != nil {

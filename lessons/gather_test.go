@@ -32,9 +32,10 @@ func TestGather_batched(t *testing.T) {
 		t.Errorf("lessons %d comments %d profiles %d claims %d contacts %d truncated %v",
 			len(ev.Lessons), len(ev.Comments), len(ev.Profiles), len(ev.Claims), len(ev.Contacts), ev.Truncated)
 	}
-	// lessons, comments (E and e), deletions, profiles, claims, contacts
-	if q.queries != 7 {
-		t.Errorf("%d queries for 60 lessons, want 7", q.queries)
+	// lessons (naming the definition, and the agent's own), comments (E
+	// and e), deletions, profiles, claims, contacts
+	if q.queries != 8 {
+		t.Errorf("%d queries for 60 lessons, want 8", q.queries)
 	}
 	eff := lessons.Compose(s.def, nil, lessons.DefaultPolicy().Evaluate(s.subject(), ev))
 	applied := 0

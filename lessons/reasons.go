@@ -14,6 +14,7 @@ const (
 	ReasonSiblingNotListed = "author is a sibling agent but its owner link is not verified (owner does not list it)"
 	ReasonSiblingNoOwner   = "author is a sibling agent but its owner link is not verified (its profile names no owner)"
 	ReasonLessonRefused    = "its lesson is not applied"
+	ReasonUnbound          = "names no definition (project or free lesson): only the agent that wrote it applies it"
 	reasonOwnerUntrusted   = "author's owner %s is not trusted"
 	reasonRuleDisabled     = "rule %s is disabled"
 	reasonInvalid          = "invalid event: %v"

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"log/slog"
+	"net/netip"
 	"time"
 )
 
@@ -24,6 +25,11 @@ type Config struct {
 	// no reader are public. nil means DefaultRestrictedKinds; an empty
 	// non-nil slice restricts nothing. See docs/RELAY.md.
 	RestrictedKinds []int
+	// TrustedProxies are the reverse proxies (IPs or CIDRs) whose
+	// X-Forwarded-For and X-Real-IP name the client, for the per-IP event
+	// rate limit (policies.ClientIP, policies.EventRateLimiter). nil:
+	// none, the TCP peer is the client and those headers are ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // DefaultRestrictedKinds: 4290 (Agent State Model op envelopes, one event
@@ -55,12 +61,25 @@ type Limits struct {
 	EventsPerSecond  int           // sustained events per second per IP
 	EventsBurst      int           // burst of events per IP
 	MaxFutureSkew    time.Duration // created_at may be at most this far ahead
+
+	// Per-connection budgets (docs/RELAY.md, "Facing the open network").
+	MaxSubscriptions      int           // open subscriptions per connection
+	MaxFilters            int           // filters in one REQ
+	MaxFilterValues       int           // ids, authors, kinds or values of one tag in one filter
+	MaxSearchWords        int           // words in one NIP-50 search
+	MaxConcurrentQueries  int           // REQ/COUNT queries of one connection answered at once (others wait)
+	MaxConcurrentMessages int           // messages of one connection handled at once (the reader waits beyond)
+	MaxOutboundBytes      int           // bytes queued for a client before it is cut off as a slow consumer
+	MaxOutboundMessages   int           // messages queued for a client before it is cut off
+	RequestsPerSecond     int           // sustained REQ and COUNT messages per connection
+	RequestsBurst         int           // burst of REQ and COUNT messages per connection
+	WriteTimeout          time.Duration // a write to a client that takes longer ends the connection
 }
 
 // DefaultLimits are the limits of a zero-configuration node.
 var DefaultLimits = Limits{
 	MaxMessageBytes:  512 * 1024,
-	MaxContentBytes:  256 * 1024,
+	MaxContentBytes:  maxStorable,
 	MaxEventTags:     2000,
 	MaxTagValueBytes: 16 * 1024,
 	MaxLimit:         5000,
@@ -70,9 +89,26 @@ var DefaultLimits = Limits{
 	EventsPerSecond:  200,
 	EventsBurst:      2000,
 	MaxFutureSkew:    15 * time.Minute,
+
+	MaxSubscriptions:      200,
+	MaxFilters:            20,
+	MaxFilterValues:       1000,
+	MaxSearchWords:        32,
+	MaxConcurrentQueries:  4,
+	MaxConcurrentMessages: 64,
+	MaxOutboundBytes:      8 << 20,
+	MaxOutboundMessages:   50_000,
+	RequestsPerSecond:     50,
+	RequestsBurst:         500,
+	WriteTimeout:          10 * time.Second,
 }
 
-// withDefaults fills every zero field from DefaultLimits.
+// maxStorable is the largest content, and the largest single tag item,
+// the event store's binary layout can hold (16-bit lengths).
+const maxStorable = 65535
+
+// withDefaults fills every zero field from DefaultLimits; content and tag
+// values are clamped to what the store can hold.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
 	pick := func(v *int, def int) {
@@ -89,6 +125,21 @@ func (l Limits) withDefaults() Limits {
 	pick(&l.MaxCount, d.MaxCount)
 	pick(&l.EventsPerSecond, d.EventsPerSecond)
 	pick(&l.EventsBurst, d.EventsBurst)
+	pick(&l.MaxSubscriptions, d.MaxSubscriptions)
+	pick(&l.MaxFilters, d.MaxFilters)
+	pick(&l.MaxFilterValues, d.MaxFilterValues)
+	pick(&l.MaxSearchWords, d.MaxSearchWords)
+	pick(&l.MaxConcurrentQueries, d.MaxConcurrentQueries)
+	pick(&l.MaxConcurrentMessages, d.MaxConcurrentMessages)
+	pick(&l.MaxOutboundBytes, d.MaxOutboundBytes)
+	pick(&l.MaxOutboundMessages, d.MaxOutboundMessages)
+	pick(&l.RequestsPerSecond, d.RequestsPerSecond)
+	pick(&l.RequestsBurst, d.RequestsBurst)
+	if l.WriteTimeout == 0 {
+		l.WriteTimeout = d.WriteTimeout
+	}
+	l.MaxContentBytes = min(l.MaxContentBytes, maxStorable)
+	l.MaxTagValueBytes = min(l.MaxTagValueBytes, maxStorable)
 	if l.CountTimeout == 0 {
 		l.CountTimeout = d.CountTimeout
 	}

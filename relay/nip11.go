@@ -1,7 +1,12 @@
 package relay
 
 import (
+	"encoding/json"
+	"net/http"
+
 	"github.com/nbd-wtf/go-nostr/nip11"
+
+	"github.com/agentnode/agentnode/relay/policies"
 )
 
 // SupportedNIPs is every NIP the relay implements, each backed by a test in
@@ -25,10 +30,13 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		Software:    SoftwareURL,
 		Version:     r.cfg.Version,
 		Limitation: &nip11.RelayLimitationDocument{
-			MaxMessageLength: lim.MaxMessageBytes,
-			MaxLimit:         lim.MaxLimit,
-			MaxEventTags:     lim.MaxEventTags,
-			MaxContentLength: lim.MaxContentBytes,
+			MaxMessageLength:    lim.MaxMessageBytes,
+			MaxSubscriptions:    lim.MaxSubscriptions,
+			MaxLimit:            lim.MaxLimit,
+			DefaultLimit:        lim.DefaultLimit,
+			MaxEventTags:        lim.MaxEventTags,
+			MaxContentLength:    lim.MaxContentBytes,
+			CreatedAtUpperLimit: int64(lim.MaxFutureSkew.Seconds()),
 		},
 	}
 	if doc.Name == "" {
@@ -44,4 +52,52 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		doc.AddSupportedNIP(n)
 	}
 	return doc
+}
+
+// infoDocument is the NIP-11 document as served: go-nostr's, with the
+// limitation object extended by every other budget the relay enforces, so
+// that a client can read all of them (NIP-11 lets a relay add fields).
+type infoDocument struct {
+	*nip11.RelayInformationDocument
+	Limitation limitationDocument `json:"limitation"`
+}
+
+type limitationDocument struct {
+	*nip11.RelayLimitationDocument
+	MaxTagValueLength    int            `json:"max_tag_value_length"`
+	MaxTagValueByKind    map[string]int `json:"max_tag_value_length_by_kind"`
+	MaxFilters           int            `json:"max_filters"`
+	MaxFilterValues      int            `json:"max_filter_values"`
+	MaxSearchWords       int            `json:"max_search_words"`
+	MaxConcurrentQueries int            `json:"max_concurrent_queries"`
+	MaxOutboundBytes     int            `json:"max_outbound_bytes"`
+	MaxOutboundMessages  int            `json:"max_outbound_messages"`
+	RequestsPerSecond    int            `json:"requests_per_second"`
+	EventsPerSecond      int            `json:"events_per_second"`
+	EventsBurst          int            `json:"events_burst"`
+	MaxCount             int            `json:"max_count"`
+}
+
+// serveNIP11 answers a request for the relay information document.
+func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
+	lim := r.cfg.Limits
+	info := r.khatru.Relay.Info
+	doc := infoDocument{RelayInformationDocument: info, Limitation: limitationDocument{
+		RelayLimitationDocument: info.Limitation,
+		MaxTagValueLength:       lim.MaxTagValueBytes,
+		MaxTagValueByKind:       policies.AgentTagValueLimits(lim.MaxTagValueBytes).Advertised(),
+		MaxFilters:              lim.MaxFilters,
+		MaxFilterValues:         lim.MaxFilterValues,
+		MaxSearchWords:          lim.MaxSearchWords,
+		MaxConcurrentQueries:    lim.MaxConcurrentQueries,
+		MaxOutboundBytes:        lim.MaxOutboundBytes,
+		MaxOutboundMessages:     lim.MaxOutboundMessages,
+		RequestsPerSecond:       max(lim.RequestsPerSecond, 0),
+		EventsPerSecond:         max(lim.EventsPerSecond, 0),
+		EventsBurst:             max(lim.EventsBurst, 0),
+		MaxCount:                lim.MaxCount,
+	}}
+	w.Header().Set("Content-Type", "application/nostr+json")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	json.NewEncoder(w).Encode(doc)
 }

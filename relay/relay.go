@@ -7,10 +7,11 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/fasthttp/websocket"
-	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
 
@@ -27,6 +28,8 @@ type Relay struct {
 
 	connMu sync.Mutex
 	conns  map[*khatru.WebSocket]struct{}
+
+	slowConsumers atomic.Int64 // connections cut off for not reading
 
 	stored    storedHooks // OnStored listeners
 	ephemeral storedHooks // OnEphemeral listeners (ephemeral.go)
@@ -60,6 +63,7 @@ func (r *Relay) wire() {
 	rl.Log = slog.NewLogLogger(r.log.Handler(), slog.LevelWarn)
 	rl.MaxMessageSize = int64(lim.MaxMessageBytes)
 	rl.Info = r.info()
+	r.wireBudgets(rl, lim)
 
 	// Every filter passes here before khatru computes NIP-45 HLL offsets.
 	r.khatru.Route().Req(func(f nostr.Filter) bool { policies.GuardHLLOffset(f); return false }).Relay(rl)
@@ -73,11 +77,12 @@ func (r *Relay) wire() {
 	rl.CountEventsHLL = append(rl.CountEventsHLL, r.countHLLHook)
 
 	rl.RejectEvent = append(rl.RejectEvent,
-		policies.EventRateLimiter(lim.EventsPerSecond, lim.EventsBurst, time.Now),
-		policies.RejectOversized(lim.MaxContentBytes, lim.MaxEventTags, lim.MaxTagValueBytes),
+		policies.EventRateLimiter(lim.EventsPerSecond, lim.EventsBurst, time.Now, r.cfg.TrustedProxies...),
+		policies.RejectOversizedByKind(lim.MaxContentBytes, lim.MaxEventTags, policies.AgentTagValueLimits(lim.MaxTagValueBytes)),
 		policies.RejectFarFuture(lim.MaxFutureSkew, nostr.Now),
 		policies.RejectExpired(nostr.Now),
 		policies.ValidateAgentEvents(),
+		policies.RejectCommentRootMismatch(r),
 		// Deleted events (khatru's own check is defect 4) are refused by the
 		// writer, inside the write transaction (lmdbw deletedBy), so that a
 		// deletion committed in the same batch counts too; the rule is
@@ -98,6 +103,37 @@ func (r *Relay) wire() {
 	// OnEventSaved and broadcast are skipped for them (ingest.go).
 	rl.OnEphemeralEvent = append(rl.OnEphemeralEvent, r.fireEphemeral)
 	r.routes(rl.Router())
+}
+
+// wireBudgets sets the per-connection budgets of the patched khatru
+// (relay/internal/khatru/PATCHES.md) and the checks on whole requests.
+func (r *Relay) wireBudgets(rl *khatru.Relay, lim Limits) {
+	rl.WriteWait = lim.WriteTimeout
+	rl.MaxOutboundBytes = lim.MaxOutboundBytes
+	rl.MaxOutboundFrames = lim.MaxOutboundMessages
+	rl.MaxConcurrentMessages = lim.MaxConcurrentMessages
+	rl.MaxConcurrentQueries = lim.MaxConcurrentQueries
+	rl.MaxSubscriptions = lim.MaxSubscriptions
+	rl.RejectRequest = append(rl.RejectRequest, policies.RequestBudget(policies.Budget{
+		MaxFilters: lim.MaxFilters, MaxValues: lim.MaxFilterValues, MaxSearchWords: lim.MaxSearchWords,
+		PerSecond: lim.RequestsPerSecond, Burst: lim.RequestsBurst,
+	}, time.Now))
+	rl.OnSlowConsumer = append(rl.OnSlowConsumer, func(ws *khatru.WebSocket) {
+		r.slowConsumers.Add(1)
+		r.log.Warn("slow consumer cut off", "ip", policies.ClientIP(ws.Request, r.cfg.TrustedProxies),
+			"max_outbound_bytes", lim.MaxOutboundBytes, "max_outbound_messages", lim.MaxOutboundMessages)
+	})
+}
+
+// Stats are the relay's connection counters.
+type Stats struct {
+	Connections   int   // open websocket connections
+	SlowConsumers int64 // connections cut off since Open for not reading
+}
+
+// Stats reports the relay's connection counters.
+func (r *Relay) Stats() Stats {
+	return Stats{Connections: r.Connections(), SlowConsumers: r.slowConsumers.Load()}
 }
 
 // announce tells OnStored listeners and live subscribers about an event
@@ -121,6 +157,10 @@ func (r *Relay) countHLLHook(ctx context.Context, f nostr.Filter, offset int) (i
 
 // ServeHTTP serves websockets (NIP-01), NIP-11 and the HTTP API.
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Header.Get("Upgrade") != "websocket" && req.Header.Get("Accept") == "application/nostr+json" {
+		r.serveNIP11(w, req)
+		return
+	}
 	r.khatru.ServeHTTP(w, req)
 }
 
@@ -147,14 +187,22 @@ func (r *Relay) Connections() int {
 	return len(r.conns)
 }
 
-// Close says goodbye to every websocket client, waits (until ctx ends) for
-// them to go, drains in-flight storage work and closes the stores. Stop the
+// closeGrace is how long a websocket client gets to answer the relay's
+// close frame before its connection is closed anyway.
+const closeGrace = 2 * time.Second
+
+// Close says goodbye to every websocket client, closes the connections of
+// those that have not gone after closeGrace (or when ctx ends, if sooner),
+// drains in-flight storage work and closes the stores. Stop the
 // http.Server first so that no new connection arrives.
 func (r *Relay) Close(ctx context.Context) error {
+	grace := closeGrace
+	if dl, ok := ctx.Deadline(); ok {
+		grace = min(grace, time.Until(dl)/2)
+	}
 	r.connMu.Lock()
 	for ws := range r.conns {
-		msg := websocket.FormatCloseMessage(websocket.CloseGoingAway, "relay shutting down")
-		ws.WriteMessage(websocket.CloseMessage, msg)
+		ws.Close(websocket.CloseGoingAway, "relay shutting down", grace)
 	}
 	r.connMu.Unlock()
 	r.waitForDisconnects(ctx)

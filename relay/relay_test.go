@@ -26,8 +26,8 @@ func TestRelay_RefusesMalformedAgentEvents(t *testing.T) {
 	}{
 		{"definition without title", signed(t, sk, 4199, nostr.Tags{{"role", "reviewer"}}, "")},
 		{"lesson e not 64-hex", signed(t, sk, 4129, nostr.Tags{{"title", "t"}, {"e", "abc"}}, "x")},
-		{"lesson without e", signed(t, sk, 4129, nostr.Tags{{"title", "t"}}, "x")},
-		{"comment on lesson without K", signed(t, sk, 1111, nostr.Tags{{"E", hexID(1)}, {"e", hexID(1)}, {"k", "4129"}}, "x")},
+		{"lesson with neither title nor content", signed(t, sk, 4129, nostr.Tags{{"e", hexID(1)}}, "")},
+		{"comment on lesson, root not an id", signed(t, sk, 1111, nostr.Tags{{"E", "xyz"}, {"e", hexID(1)}, {"k", "4129"}}, "x")},
 		{"claims p not a pubkey", signed(t, sk, 14199, nostr.Tags{{"p", "npub-not-hex"}}, "")},
 		{"bot profile e not an id", signed(t, sk, 0, nostr.Tags{{"bot"}, {"e", "zz"}}, `{"name":"a"}`)},
 	}
@@ -136,7 +136,7 @@ func TestRelay_InProcessPublishDeletes(t *testing.T) {
 	if p, ok := IsRefusal(err); !ok || p != "blocked" {
 		t.Fatalf("republish: %v", err)
 	}
-	bad := signed(t, sk, 4129, nostr.Tags{{"title", "t"}}, "x")
+	bad := signed(t, sk, 4129, nostr.Tags{{"e", hexID(3)}}, "")
 	if p, ok := IsRefusal(tr.Publish(ctx, bad)); !ok || p != "invalid" {
 		t.Fatal("in-process publish skipped validation")
 	}

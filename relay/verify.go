@@ -17,9 +17,11 @@ type Querier interface {
 var _ Querier = (*Relay)(nil)
 
 // Verification is the answer to "is this agent really its owner's?": the
-// pure verdict of events.CheckOwnership plus the events it was drawn from.
+// pure verdict of events.CheckOwnershipAmong, what it saw, and the events
+// it was drawn from.
 type Verification struct {
 	events.Ownership
+	Seen   events.Seen        `json:"seen"`
 	Events VerificationEvents `json:"events"`
 }
 
@@ -31,8 +33,9 @@ type VerificationEvents struct {
 
 // VerifyAgent checks the two-way owner link of agent (hex pubkey): the
 // agent's latest kind 0 must name the owner with "p" and the owner's latest
-// kind 14199 must name the agent. When the agent names no owner, the newest
-// claims naming the agent are reported (never verified).
+// kind 14199 must name the agent. Every "p" of the profile is a candidate
+// owner; the claims of each, and any claims listing the agent, are read and
+// reported in Seen (a claimant the profile does not name never verifies).
 func VerifyAgent(ctx context.Context, q Querier, agent string) (Verification, error) {
 	v := Verification{}
 	profEvt, err := latest(ctx, q, nostr.Filter{Kinds: []int{events.KindProfile}, Authors: []string{agent}})
@@ -43,24 +46,45 @@ func VerifyAgent(ctx context.Context, q Querier, agent string) (Verification, er
 	if profEvt != nil {
 		prof, _ = events.ParseProfile(profEvt) // a malformed profile claims nothing
 	}
-	claimsFilter := nostr.Filter{Kinds: []int{events.KindOwnerClaims}}
-	if prof != nil && prof.Owner != "" {
-		claimsFilter.Authors = []string{prof.Owner}
-	} else {
-		// No owner named by the agent: still report who claims it.
-		claimsFilter.Tags = nostr.TagMap{"p": {agent}}
-	}
-	claimsEvt, err := latest(ctx, q, claimsFilter)
+	claimEvts, err := candidateClaims(ctx, q, agent, prof)
 	if err != nil {
 		return v, err
 	}
-	var claims *events.OwnerClaims
-	if claimsEvt != nil {
-		claims, _ = events.ParseOwnerClaims(claimsEvt)
+	var claims []*events.OwnerClaims
+	for _, e := range claimEvts {
+		if c, err := events.ParseOwnerClaims(e); err == nil {
+			claims = append(claims, c)
+		}
 	}
-	v.Ownership = events.CheckOwnership(agent, prof, claims)
-	v.Events = VerificationEvents{Profile: profEvt, Claims: claimsEvt}
+	v.Ownership, v.Seen = events.CheckOwnershipAmong(agent, prof, claims)
+	v.Events = VerificationEvents{Profile: profEvt, Claims: claimEvts[v.Owner]}
 	return v, nil
+}
+
+// maxCandidates bounds the profile "p"s whose claims are read.
+const maxCandidates = 100
+
+// candidateClaims returns the newest kind 14199 of each pubkey the profile
+// names and of each author whose claims list the agent, by author.
+func candidateClaims(ctx context.Context, q Querier, agent string, prof *events.Profile) (map[string]*nostr.Event, error) {
+	filters := []nostr.Filter{{Kinds: []int{events.KindOwnerClaims}, Tags: nostr.TagMap{"p": {agent}}, Limit: 50}}
+	if prof != nil && prof.PubKey == agent && len(prof.Owners) > 0 {
+		owners := prof.Owners[:min(len(prof.Owners), maxCandidates)]
+		filters = append(filters, nostr.Filter{Kinds: []int{events.KindOwnerClaims}, Authors: owners, Limit: 10 * len(owners)})
+	}
+	out := map[string]*nostr.Event{}
+	for _, f := range filters {
+		evts, err := q.QuerySync(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("query owner claims: %w", err)
+		}
+		for _, e := range evts {
+			if best := out[e.PubKey]; best == nil || events.Supersedes(e, best) {
+				out[e.PubKey] = e
+			}
+		}
+	}
+	return out, nil
 }
 
 // OwnerAgents lists every agent linked to owner in either direction (named
@@ -92,6 +116,7 @@ func OwnerAgents(ctx context.Context, q Querier, owner string) ([]Verification, 
 		}
 		v := Verification{Ownership: events.CheckOwnership(agent, prof, claims),
 			Events: VerificationEvents{Profile: profEvt, Claims: claimsEvt}}
+		_, v.Seen = events.CheckOwnershipAmong(agent, prof, []*events.OwnerClaims{claims})
 		if v.Owner != owner {
 			v.Ownership = events.Ownership{Agent: agent, Owner: owner, OwnerClaimsAgent: claims.Lists(agent),
 				Reason: "the agent's profile does not name this owner"}

@@ -17,7 +17,7 @@ import (
 // reports p50 and p99 in microseconds.
 func BenchmarkMessageRoundTrip(b *testing.B) {
 	f := newFixture(b)
-	srv := httptest.NewServer(f.svc)
+	srv := httptest.NewServer(withToken(f.svc))
 	defer srv.Close()
 	body := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"agent/message","params":{"source":%q,"target":%q,`+
 		`"content":{"type":"request","payload":{"messages":[{"text":"ping"}]}},"_meta":{"correlationId":"bench"}}}`, alice.pk, bob.pk))

@@ -55,7 +55,7 @@ type response struct {
 // store and consent store; -update rewrites the responses.
 func TestConformance(t *testing.T) {
 	f := newFixture(t)
-	srv := httptest.NewServer(f.svc)
+	srv := httptest.NewServer(withToken(f.svc))
 	defer srv.Close()
 	files := transcripts(t)
 	subst := substitutions(t)
@@ -109,7 +109,7 @@ func TestConformance_WebSocket(t *testing.T) {
 		t.Skip("transcripts are recorded over HTTP")
 	}
 	f := newFixture(t)
-	srv := httptest.NewServer(f.svc)
+	srv := httptest.NewServer(withToken(f.svc))
 	defer srv.Close()
 	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
 	if err != nil {

@@ -34,8 +34,8 @@ func TestDelegate_DeadlineExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	agent := stuck{started: make(chan struct{}, 1)}
-	svc := agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: st, Messenger: agent, Local: localSet(alice, bob), Logger: quiet})
-	srv := httptest.NewServer(svc)
+	svc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: f.dir, Tasks: st, Messenger: agent, Local: localSet(alice, bob), Logger: quiet})
+	srv := httptest.NewServer(withToken(svc))
 	defer srv.Close()
 
 	deadline := clk.Now().Add(time.Minute)
@@ -62,8 +62,8 @@ func TestDelegate_DeadlineExpires(t *testing.T) {
 func TestMarkedMethod(t *testing.T) {
 	f := newFixture(t)
 	owner := openConsent(t, t.TempDir(), consent.MethodOp("tools/call"))
-	svc := agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: f.tasks, Messenger: f.echo, Consent: owner, Logger: quiet})
-	srv := httptest.NewServer(svc)
+	svc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: f.dir, Tasks: f.tasks, Messenger: f.echo, Consent: owner, Logger: quiet})
+	srv := httptest.NewServer(withToken(svc))
 	defer srv.Close()
 	args := map[string]any{"name": "agentSearch", "arguments": map[string]any{}}
 	_, e := call(t, srv.URL, "tools/call", args)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -213,6 +214,18 @@ type fixture struct {
 	svc     *agentrpc.Service
 }
 
+// testToken is the API token of the tests' services; withToken sends it.
+const testToken = "test-api-token"
+
+// withToken serves h to requests that it first gives the API token, as an
+// authorised client would.
+func withToken(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set("Authorization", "Bearer "+testToken)
+		h.ServeHTTP(w, r)
+	})
+}
+
 // newFixture is the conformance node: alice and bob local, carol known
 // from a heartbeat, no route to other nodes, no model.
 func newFixture(t testing.TB) *fixture {
@@ -230,7 +243,7 @@ func newFixture(t testing.TB) *fixture {
 	tmp := t.TempDir()
 	f.tasks = openTasks(t, tmp, frozen.Now)
 	f.consent = openConsent(t, tmp, consent.OpDelegateRemote, consent.OpPrivateState)
-	f.svc = agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: f.tasks, Consent: f.consent, Messenger: f.echo,
+	f.svc = agentrpc.New(agentrpc.Config{Token: testToken, Directory: f.dir, Tasks: f.tasks, Consent: f.consent, Messenger: f.echo,
 		Local: local, Keys: keysOf(alice, bob), Name: "agentnode", Version: "test", NewID: counter("corr"), Logger: quiet})
 	if err := f.svc.Start(context.Background()); err != nil {
 		t.Fatal(err)

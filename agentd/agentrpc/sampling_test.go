@@ -31,8 +31,8 @@ func TestSampling(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t)
-	svc := agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: f.tasks, Messenger: f.echo, Model: model, Logger: quiet})
-	srv := httptest.NewServer(svc)
+	svc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: f.dir, Tasks: f.tasks, Messenger: f.echo, Model: model, Logger: quiet})
+	srv := httptest.NewServer(withToken(svc))
 	defer srv.Close()
 
 	var got agentrpc.SamplingResult

@@ -3,13 +3,11 @@ package agentrpc
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/agentd/tasks"
 	"github.com/agentnode/agentnode/capabilities/llm"
+	"github.com/agentnode/agentnode/internal/httpauth"
 	"github.com/agentnode/agentnode/jsonrpc"
 )
 
@@ -95,9 +94,10 @@ type Config struct {
 	Timeout time.Duration
 	// NewID makes correlation ids; nil: random.
 	NewID func() string
-	// Token, when set, is required of every HTTP request as
-	// "Authorization: Bearer <token>" (the node's API token): the endpoint
-	// acts as the node's agents. Remote nodes use kind 25910 instead.
+	// Token is required of every HTTP request as "Authorization: Bearer
+	// <token>" (the node's API token; internal/httpauth): the endpoint acts
+	// as the node's agents. Empty refuses every HTTP request. Remote nodes
+	// use kind 25910 instead.
 	Token string
 	// Options are the JSON-RPC server's (MapError is set here).
 	Options jsonrpc.Options
@@ -206,19 +206,14 @@ func (s *Service) Server() *jsonrpc.Server { return s.rpc }
 
 // ServeHTTP serves the endpoint: POST application/json (one request or a
 // batch) and WebSocket upgrades. Mount it at /acp.
-// With Config.Token set, a request without it is 401.
+// A request without Config.Token (or any request, when Token is empty)
+// is 401.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.Token != "" && !bearer(r, s.cfg.Token) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="agentnode"`)
-		http.Error(w, "agentrpc: missing or wrong API token", http.StatusUnauthorized)
+	if err := httpauth.Check(w, r, s.cfg.Token); err != nil {
+		httpauth.Refuse(w, err)
 		return
 	}
 	s.rpc.ServeHTTP(w, r)
-}
-
-func bearer(r *http.Request, token string) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
 }
 
 // Start resumes what the task store holds from before a restart: tasks

@@ -20,7 +20,7 @@ import (
 // request sent after it).
 func TestWebSocket(t *testing.T) {
 	f := newFixture(t)
-	srv := httptest.NewServer(f.svc)
+	srv := httptest.NewServer(withToken(f.svc))
 	defer srv.Close()
 	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
 	if err != nil {
@@ -80,7 +80,7 @@ func readJSON(t *testing.T, conn *websocket.Conn, v any) {
 // agentSearch.
 func TestMCPClient(t *testing.T) {
 	f := newFixture(t)
-	srv := httptest.NewServer(f.svc)
+	srv := httptest.NewServer(withToken(f.svc))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
@@ -134,7 +134,8 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestToken: with Config.Token set, a request without it is 401 and the
-// MCP client passing it works.
+// MCP client passing it works; without a configured token every request
+// is 401.
 func TestToken(t *testing.T) {
 	f := newFixture(t)
 	svc := agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: f.tasks, Messenger: f.echo, Token: "s3cret", Logger: quiet})
@@ -157,4 +158,20 @@ func TestToken(t *testing.T) {
 		t.Fatalf("with the token: %v", err)
 	}
 	cs.Close()
+
+	open := agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: f.tasks, Messenger: f.echo, Logger: quiet})
+	defer open.Close()
+	openSrv := httptest.NewServer(open)
+	defer openSrv.Close()
+	req, _ := http.NewRequest(http.MethodPost, openSrv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer ")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
+		t.Fatalf("no token configured: %d %q, want 401 with a challenge (an empty token is never \"no check\")", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
 }

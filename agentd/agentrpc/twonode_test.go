@@ -93,13 +93,13 @@ func (s *swap) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load())
 func (n *twoNodes) startA(t testing.TB) {
 	n.aTasks = openTasks(t, n.aTmp, nil)
 	n.aConsent = openConsent(t, n.aTmp, consent.OpDelegateRemote)
-	n.aSvc = agentrpc.New(agentrpc.Config{Directory: n.aDir, Tasks: n.aTasks, Consent: n.aConsent, Messenger: newEcho(alice),
+	n.aSvc = agentrpc.New(agentrpc.Config{Token: testToken, Directory: n.aDir, Tasks: n.aTasks, Consent: n.aConsent, Messenger: newEcho(alice),
 		Caller: n.aCaller, Local: localSet(alice), Keys: keysOf(alice), Logger: quiet})
 	if err := n.aSvc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.aSvc.Close() })
-	n.aHandler.set(n.aSvc)
+	n.aHandler.set(withToken(n.aSvc))
 }
 
 // stopA closes node A's Service and stores, as a node shutting down does.
@@ -121,7 +121,7 @@ func startTwoNodes(t testing.TB) *twoNodes {
 	bTmp := t.TempDir()
 	n.bConsent = openConsent(t, bTmp, consent.OpDelegateRemote)
 	n.bEcho = newEcho(bob, frank)
-	bSvc := agentrpc.New(agentrpc.Config{Directory: bDir, Tasks: openTasks(t, bTmp, nil), Consent: n.bConsent,
+	bSvc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: bDir, Tasks: openTasks(t, bTmp, nil), Consent: n.bConsent,
 		Messenger: n.bEcho, Local: bLocal, Keys: keysOf(bob, frank), Logger: quiet})
 	t.Cleanup(func() { bSvc.Close() })
 	lookup := func(pk string) (string, bool) { sk, err := keysOf(bob, frank)(pk); return sk, err == nil }

@@ -1,13 +1,15 @@
 package consent
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
+
+	"github.com/agentnode/agentnode/internal/httpauth"
+	"github.com/agentnode/agentnode/internal/httplimit"
 )
 
 // Handler is the owner's HTTP API over c, JSON in and out. Every request
@@ -22,7 +24,7 @@ import (
 //	DELETE /api/consent/revoked/{agent}         {"agent", "revoked": was it}
 //
 // Errors are {"error": message, "code": code}; codes: unauthorized,
-// bad_request, not_found, decided, internal.
+// bad_request, too_large (413), not_found, decided, internal.
 func Handler(c *Consent, token string, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.Default()
@@ -106,10 +108,20 @@ func (h *handler) unrevoke(w http.ResponseWriter, r *http.Request) {
 	h.reply(w, r, map[string]any{"agent": id, "revoked": was}, err)
 }
 
+// maxBody bounds the API's request bodies.
+const maxBody = 64 << 10
+
+// decode reads a JSON body into v (unknown fields refused); on failure it
+// answers 400 (413 over maxBody) and returns false.
 func (h *handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+	err := dec.Decode(v)
+	if httplimit.TooLarge(err) {
+		writeError(w, h.log, r, http.StatusRequestEntityTooLarge, "too_large", fmt.Errorf("body: at most %d bytes", maxBody))
+		return false
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
 		writeError(w, h.log, r, http.StatusBadRequest, "bad_request", errors.New("body: "+err.Error()))
 		return false
 	}
@@ -140,8 +152,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func requireToken(token string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if token == "" || !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
+		if err := httpauth.Check(w, r, token); err != nil {
 			writeError(w, nil, r, http.StatusUnauthorized, "unauthorized", errors.New("consent API: missing or wrong API token"))
 			return
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/registry"
+	"github.com/agentnode/agentnode/internal/httpauth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,6 +19,7 @@ import (
 type agentEndpoint struct {
 	host *cap.Host
 	opts Options
+	gate *sessionGate // caps the sessions of every agent together
 
 	mu       sync.Mutex
 	handlers map[string]*mcp.StreamableHTTPHandler // agent -> its sessions
@@ -35,14 +37,15 @@ func (a *agentEndpoint) sessions(agent string) *mcp.StreamableHTTPHandler {
 	}
 	h := a.handlers[agent]
 	if h == nil {
-		h = mcp.NewStreamableHTTPHandler(a.serverFor, &mcp.StreamableHTTPOptions{Logger: a.opts.Logger})
+		h = mcp.NewStreamableHTTPHandler(a.serverFor, streamOptions(a.opts))
 		a.handlers[agent] = h
 	}
 	return h
 }
 
-// handler checks the bearer token, then hands the request to the agent's
-// streamable handler, which builds a server per session.
+// handler checks the bearer token and the session cap, then hands the
+// request to the agent's streamable handler, which builds a server per
+// session.
 func (a *agentEndpoint) handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		agent, err := registry.NormalizeAuthor(r.PathValue("agent"))
@@ -50,12 +53,12 @@ func (a *agentEndpoint) handler() http.Handler {
 			http.Error(w, "mcp: not an agent pubkey", http.StatusNotFound)
 			return
 		}
-		if a.opts.Authorize == nil || a.opts.Authorize(r.Context(), agent, bearer(r)) != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agentnode"`)
+		if a.opts.Authorize == nil || a.opts.Authorize(r.Context(), agent, httpauth.Token(r)) != nil {
+			w.Header().Set("WWW-Authenticate", httpauth.Challenge)
 			http.Error(w, "mcp: unauthorized", http.StatusUnauthorized)
 			return
 		}
-		a.sessions(agent).ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentKey{}, agent)))
+		a.gate.admit(a.sessions(agent)).ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentKey{}, agent)))
 	})
 }
 
@@ -69,6 +72,7 @@ func (a *agentEndpoint) serverFor(r *http.Request) *mcp.Server {
 		return nil
 	}
 	s := mcp.NewServer(implementation(a.opts), &mcp.ServerOptions{Logger: a.opts.Logger})
+	created(r, s) // counted by the session gate once the session is open
 	for alias, m := range ToolNames(ms) {
 		if err := a.addTool(s, agent, alias, m); err != nil {
 			a.opts.Logger.Warn("mcp: capability not served", "capability", m.CapabilityID, "err", err)

@@ -6,6 +6,9 @@
 //	                       (tools/list = capability.list, tools/call = capability.invoke)
 //
 // Agent endpoints need a bearer token that Options.Authorize accepts.
+// Bodies are bounded (Options.MaxBodyBytes, 413), idle sessions close
+// (Options.SessionIdle) and live sessions are capped (Options.MaxSessions,
+// 503 with Retry-After).
 // Capability ids are not MCP-legal tool names, so each capability gets an
 // alias (see ToolName); the tool's _meta carries its capability_id and
 // version. docs/CAP.md and docs/REGISTRY.md describe the tools.

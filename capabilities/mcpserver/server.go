@@ -5,17 +5,19 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
+	"time"
 
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/registry"
+	"github.com/agentnode/agentnode/internal/httplimit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Options configures the endpoint.
 type Options struct {
 	// Authorize decides whether a request bearing token may use agent's
-	// endpoint (agent is a hex pubkey; token is "" when none was sent). A
+	// endpoint (agent is a hex pubkey; token is httpauth.Token's, "" when
+	// none was sent; serve answers with httpauth.Equal). A
 	// nil Authorize refuses every agent endpoint: set AllowAll to open them.
 	Authorize func(ctx context.Context, agent, token string) error
 	// Name and Version name the server in MCP's initialize (defaults
@@ -23,7 +25,27 @@ type Options struct {
 	Name, Version string
 	// Logger receives SDK and handler logs (default slog.Default()).
 	Logger *slog.Logger
+	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes);
+	// a larger one is answered 413 before the SDK reads it.
+	MaxBodyBytes int64
+	// SessionIdle closes a session that has had no request for this long
+	// (default DefaultSessionIdle; the SDK's SessionTimeout). A client
+	// keeping only the GET event stream open must ping to stay live.
+	SessionIdle time.Duration
+	// MaxSessions caps the live sessions of /mcp, and apart from them
+	// those of the agent endpoints together (default DefaultMaxSessions),
+	// so that anonymous clients cannot crowd out the token's holders; a
+	// request that would open one more is answered 503 with Retry-After
+	// (on agent endpoints, after the token check).
+	MaxSessions int
 }
+
+// Defaults of Options.
+const (
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultSessionIdle  = 30 * time.Minute
+	DefaultMaxSessions  = 1000
+)
 
 // AllowAll is an Authorize that lets every caller use every agent endpoint.
 func AllowAll(context.Context, string, string) error { return nil }
@@ -41,29 +63,40 @@ func New(reg *registry.Registry, host *cap.Host, opts Options) http.Handler {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	opts = withDefaults(opts)
+	regServer := newRegistryServer(reg, opts)
+	regGate := newSessionGate(opts.MaxSessions)
+	regGate.share(regServer)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", regGate.admit(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return regServer }, streamOptions(opts))))
+	if host != nil {
+		a := &agentEndpoint{host: host, opts: opts, gate: newSessionGate(opts.MaxSessions)}
+		mux.Handle("/mcp/agents/{agent}", a.handler())
+	}
+	return httplimit.Buffer(opts.MaxBodyBytes, mux)
+}
+
+func withDefaults(opts Options) Options {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	regServer := newRegistryServer(reg, opts)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return regServer },
-		&mcp.StreamableHTTPOptions{Logger: opts.Logger}))
-	if host != nil {
-		a := &agentEndpoint{host: host, opts: opts}
-		mux.Handle("/mcp/agents/{agent}", a.handler())
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	return mux
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	return opts
+}
+
+// streamOptions are the SDK's options of every endpoint's sessions.
+func streamOptions(opts Options) *mcp.StreamableHTTPOptions {
+	return &mcp.StreamableHTTPOptions{Logger: opts.Logger, SessionTimeout: opts.SessionIdle}
 }
 
 func implementation(opts Options) *mcp.Implementation {
 	return &mcp.Implementation{Name: opts.Name, Version: opts.Version}
-}
-
-// bearer returns the token of an "Authorization: Bearer <token>" header.
-func bearer(r *http.Request) string {
-	h := r.Header.Get("Authorization")
-	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
-	}
-	return ""
 }

@@ -61,6 +61,12 @@ type fixture struct {
 
 func setup(t *testing.T) fixture {
 	t.Helper()
+	return setupWith(t, func(*mcpserver.Options) {})
+}
+
+// setupWith is setup with options changed by tune.
+func setupWith(t *testing.T, tune func(*mcpserver.Options)) fixture {
+	t.Helper()
 	rel := registrytest.OpenRelay(t)
 	author, _ := registrytest.Key(t)
 	note := registrytest.Publish(t, rel, author, registrytest.Spec{Name: "note", Version: "1.0.0", Title: "Note",
@@ -87,7 +93,7 @@ func setup(t *testing.T) fixture {
 	src.caps = append(src.caps, cap.Capability{Manifest: cap.Manifest{CapabilityID: "cap:word_count", Version: "1.0.0",
 		Kind: cap.KindTool, Name: "word count", Description: "Counts words",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}})
-	h := mcpserver.New(reg, cap.NewHost(src, cap.Options{}), mcpserver.Options{
+	opts := mcpserver.Options{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Authorize: func(_ context.Context, a, tok string) error {
 			if a == agent && tok == token {
@@ -95,7 +101,9 @@ func setup(t *testing.T) fixture {
 			}
 			return mcpserver.ErrUnauthorized
 		},
-	})
+	}
+	tune(&opts)
+	h := mcpserver.New(reg, cap.NewHost(src, cap.Options{}), opts)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return fixture{url: srv.URL, agent: agent, note: note}

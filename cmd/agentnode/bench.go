@@ -11,13 +11,14 @@ import (
 )
 
 func init() {
-	commands["bench"] = command{"measure the relay against plain khatru+lmdb (bench ingest|query|fanout|relay)", runBench}
+	commands["bench"] = command{"measure the relay against plain khatru+lmdb (bench ingest|query|fanout|hostile|relay)", runBench}
 }
 
 // benchUsage is the bench command's synopsis.
 const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D] [--seed N] [--json]
        bench query  [--stored N] [--queries N] [--dir D] [--query-dir D] [--seed N] [--json]
        bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json]
+       bench hostile [--events N] [--slow N] [--stored N] [--counts N] [--reqs N] [--dir D] [--json]
        bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json]`
 
 // tableWriter is every bench report.
@@ -25,10 +26,11 @@ type tableWriter interface{ WriteTable(w io.Writer) error }
 
 // benchRunners are the bench subcommands.
 var benchRunners = map[string]func(ctx context.Context, m *Main, args []string) (tableWriter, bool, error){
-	"ingest": runBenchIngest,
-	"query":  runBenchQuery,
-	"fanout": runBenchFanout,
-	"relay":  runBenchRelay,
+	"ingest":  runBenchIngest,
+	"query":   runBenchQuery,
+	"fanout":  runBenchFanout,
+	"relay":   runBenchRelay,
+	"hostile": runBenchHostile,
 }
 
 func runBench(ctx context.Context, m *Main, args []string) error {
@@ -133,4 +135,23 @@ func parseBenchArgs(fs *flag.FlagSet, args []string, name string) error {
 		return usagef("%s: unexpected argument %q", name, fs.Arg(0))
 	}
 	return nil
+}
+
+func runBenchHostile(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
+	var opts bench.HostileOptions
+	var asJSON bool
+	fs := m.newFlagSet("bench hostile", benchUsage)
+	fs.IntVar(&opts.Events, "events", bench.DefaultHostileEvents, "events published one at a time, per phase")
+	fs.IntVar(&opts.SlowReaders, "slow", bench.DefaultHostileSlowReaders, "subscribers that never read")
+	fs.IntVar(&opts.Stored, "stored", bench.DefaultHostileStored, "events stored before the flood")
+	fs.IntVar(&opts.Counts, "counts", bench.DefaultHostileCounts, "pipelined COUNT {} of the flood")
+	fs.IntVar(&opts.Reqs, "reqs", bench.DefaultHostileReqs, "pipelined REQ limit 500 of the flood")
+	fs.StringVar(&opts.Dir, "dir", "/tmp", "parent of the data dirs (a real disk)")
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil {
+		return nil, false, err
+	}
+	opts.Progress = m.Stderr
+	rep, err := bench.RunHostile(ctx, opts)
+	return rep, asJSON, err
 }

@@ -45,7 +45,8 @@ type ServeConfig struct {
 	// Peers are relays to sync the agents' events with (docs/PEERS.md).
 	Peers []string
 	// ConfigFile is --config: JSON with a "trust" section that the --trust-*
-	// flags add to or override (serve_config.go).
+	// flags add to or override, and more (serve_config.go; "http":
+	// serve_http.go).
 	ConfigFile string
 }
 
@@ -151,7 +152,8 @@ func (c *ServeCommand) open(ctx context.Context) error {
 		return err
 	}
 	slog.SetDefault(logger) // libraries logging through the standard log package end up structured too
-	c.relay, err = relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Version: Version, Logger: logger})
+	c.relay, err = relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Version: Version, Logger: logger, Limits: c.relayLimits(),
+		TrustedProxies: c.httpConfig().trusted})
 	if err != nil {
 		return err
 	}
@@ -184,8 +186,7 @@ func (c *ServeCommand) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.server = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	c.server = c.httpConfig().newServer(handler, logger)
 	logger.Info("agentnode listening", "addr", c.ln.Addr().String(), "url", "ws://"+c.ln.Addr().String(), "version", Version)
 	return nil
 }

@@ -61,7 +61,7 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 	cfg := agentrpc.Config{Directory: c.rt.dir, Tasks: ts, Consent: c.acp.consent,
 		Messenger: agentrpc.MessengerFunc(c.chatAnswer), Caller: lateA2A{c}, Local: c.isLocal,
 		Keys: c.daemon.SecretKey, Name: "agentnode", Version: Version, Token: token,
-		Logger: logger.With("component", "acp")}
+		Logger: logger.With("component", "acp"), Options: c.httpConfig().jsonrpcOptions(logger.With("component", "acp"))}
 	if c.rt.model != nil { // never a typed nil in the interface
 		cfg.Model = c.rt.model
 	}

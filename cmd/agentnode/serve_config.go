@@ -24,7 +24,16 @@ import (
 //	 "consent":  {"require": ["delegate.remote"]},
 //	 "dm":       {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
 //	 "a2a":      {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
-//	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90}}
+//	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90},
+//	 "relay":    {"events_per_second": 200, "max_subscriptions": 200, "max_outbound_bytes": 8388608, ...},
+//	 "http":     {"trusted_proxies": ["10.0.0.0/8"], "max_body_bytes": 1048576,
+//	              "read_timeout_seconds": 30, "write_timeout_seconds": 60, "long_write_timeout_seconds": 600,
+//	              "idle_timeout_seconds": 120, "mcp_session_idle_seconds": 1800, "mcp_max_sessions": 1000,
+//	              "jsonrpc_max_batch": 100, "jsonrpc_max_response_bytes": 4194304}}
+//
+// (the "relay" keys are serveRelay's, in serve_config_relay.go; the "http"
+// values shown are the defaults, serve_http.go, and trusted_proxies
+// defaults to none).
 //
 // Every key is optional; an unknown key, at any level, is refused.
 type serveFile struct {
@@ -35,6 +44,8 @@ type serveFile struct {
 	DM        serveSenders   `json:"dm"`
 	A2A       serveSenders   `json:"a2a"`
 	Directory serveDirectory `json:"directory"`
+	HTTP      serveHTTP      `json:"http"`
+	Relay     serveRelay     `json:"relay"`
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -43,7 +54,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -76,6 +87,12 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parseRuntimeSections(top, f); err != nil {
+		return err
+	}
+	if err := parseRelaySection(top, f); err != nil {
+		return err
+	}
+	if err := parseHTTPSection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]

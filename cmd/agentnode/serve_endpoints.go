@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/mcpserver"
 	"github.com/agentnode/agentnode/capabilities/registry"
-	"github.com/agentnode/agentnode/jsonrpc"
+	"github.com/agentnode/agentnode/internal/httpauth"
 )
 
 // The node's protocol endpoints beside the relay. They sit in front of the
@@ -24,9 +21,6 @@ const (
 	pathACP = "/acp"                // Agent Context Protocol (docs/AGENT-CONTEXT-PROTOCOL.md)
 	pathCAP = "/cap/agents/{agent}" // CAP over JSON-RPC, per agent (docs/CAP.md)
 )
-
-// errBadToken: a request to an agent's endpoint without the node's API token.
-var errBadToken = errors.New("missing or wrong API token (Authorization: Bearer <data>/agents/api.token)")
 
 // openRegistry loads the capability registry from the relay and keeps it
 // live (docs/REGISTRY.md). The daemon resolves installs through it.
@@ -48,28 +42,16 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	host := cap.NewHost(c.daemon.CapSource(), cap.Options{})
+	hs := c.httpConfig()
 	mux := http.NewServeMux()
 	mux.Handle(pathACP, c.acp.svc)
 	mux.Handle(pathCAP, cap.Handler(host, func(r *http.Request, _ string) error {
-		return checkBearer(token, bearer(r))
-	}, jsonrpc.Options{Logger: logger.With("component", "cap")}))
+		return httpauth.Equal(token, httpauth.Token(r))
+	}, hs.jsonrpcOptions(logger.With("component", "cap"))))
 	mcpserver.Mount(mux, mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
-		Logger:    logger.With("component", "mcp"),
-		Authorize: func(_ context.Context, _, tok string) error { return checkBearer(token, tok) }}))
+		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
+		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
+		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }}))
 	mux.Handle("/", c.relay)
 	return mux, nil
-}
-
-// bearer is the request's bearer token ("" without one).
-func bearer(r *http.Request) string {
-	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return strings.TrimSpace(tok)
-}
-
-// checkBearer compares a presented token with the node's in constant time.
-func checkBearer(want, got string) error {
-	if got == "" || subtle.ConstantTimeCompare([]byte(want), []byte(got)) != 1 {
-		return errBadToken
-	}
-	return nil
 }

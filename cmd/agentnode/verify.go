@@ -94,6 +94,27 @@ func (m *Main) printVerification(v relay.Verification) {
 	fmt.Fprintf(m.Stdout, "not verified: agent %s, %s (agent names owner: %s, owner lists agent: %s)\n",
 		npub(v.Agent), owner, yesNo(v.AgentClaimsOwner), yesNo(v.OwnerClaimsAgent))
 	fmt.Fprintf(m.Stdout, "reason: %s\n", v.Reason)
+	m.printSeen(v.Seen)
+}
+
+// printSeen says what the verification looked at: the profile, its bot
+// tag, every "p" and, per candidate owner, its claims.
+func (m *Main) printSeen(s events.Seen) {
+	if !s.Profile {
+		fmt.Fprintln(m.Stdout, "seen: no profile (kind 0) signed by the agent")
+	} else {
+		fmt.Fprintf(m.Stdout, "seen: profile (kind 0), bot tag: %s, p tags: %d\n", yesNo(s.Bot), len(s.ProfileP))
+	}
+	for _, c := range s.Candidates {
+		claims := "no claims (kind 14199)"
+		if c.HasClaims {
+			claims = "claims (kind 14199) list the agent: " + yesNo(c.ListsAgent)
+		}
+		fmt.Fprintf(m.Stdout, "  %s named by the agent: %s, %s\n", npub(c.Owner), yesNo(c.NamedByAgent), claims)
+	}
+	if s.Failed != "" {
+		fmt.Fprintf(m.Stdout, "failed direction: %s\n", s.Failed)
+	}
 }
 
 // ownerAgentsView is verify --owner's JSON, the shape of the relay's

@@ -97,6 +97,15 @@ func TestVerify_OwnerDoesNotClaimAgent(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "not verified") || !strings.Contains(r.stdout, "reason: ") {
 		t.Fatalf("human output:\n%s", r.stdout)
 	}
+	// The answer says what it saw: the profile, its p, the owner's claims, the direction.
+	for _, want := range []string{"seen: profile (kind 0), bot tag: yes, p tags: 1", npub(ownerPK) + " named by the agent: yes, claims (kind 14199) list the agent: no", "failed direction: owner->agent"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("human output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if v.Seen.Failed != events.FailedOwnerToAgent || len(v.Seen.Candidates) != 1 {
+		t.Errorf("seen = %+v", v.Seen)
+	}
 }
 
 func TestVerify_AgentDoesNotNameOwner(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/fiatjaf/khatru"
+	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/nbd-wtf/go-nostr"
 )
 

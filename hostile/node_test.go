@@ -1,0 +1,212 @@
+package hostile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// binary is the agentnode binary built once by TestMain.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agentnode-hostile-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "agentnode")
+	cmd := exec.Command("go", "build", "-tags", "libsecp256k1", "-o", binary, "../cmd/agentnode")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ../cmd/agentnode: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// lockedBuffer collects the node's output from two pipes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// node is a running `agentnode serve`.
+type node struct {
+	addr   string // host:port
+	url    string // ws://host:port
+	data   string // its data directory
+	cmd    *exec.Cmd
+	logs   *lockedBuffer
+	exited chan struct{}
+	err    error // the process's exit error, once exited is closed
+}
+
+// startNode starts the binary on a free port with relayConfig as the
+// --config file's "relay" section (nil: none) and waits until it serves.
+func startNode(t *testing.T, relayConfig map[string]any) *node {
+	t.Helper()
+	if relayConfig == nil {
+		return startNodeWith(t, nil)
+	}
+	return startNodeWith(t, map[string]any{"relay": relayConfig})
+}
+
+// startNodeWith starts the binary with config as its --config file (nil:
+// none) and waits until it serves.
+func startNodeWith(t *testing.T, config map[string]any) *node {
+	t.Helper()
+	data := t.TempDir()
+	args := []string{"serve", "--data", data, "--log-level", "warn"}
+	if config != nil {
+		b, _ := json.Marshal(config)
+		path := filepath.Join(t.TempDir(), "config.json")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config", path)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	n := &node{addr: addr, url: "ws://" + addr, data: data, logs: &lockedBuffer{}, exited: make(chan struct{})}
+	n.cmd = exec.Command(binary, append(args, "--listen", addr)...)
+	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
+	if err := n.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { n.err = n.cmd.Wait(); close(n.exited) }()
+	t.Cleanup(func() {
+		n.cmd.Process.Kill()
+		<-n.exited
+		if t.Failed() {
+			t.Logf("node output:\n%s", n.logs.String())
+		}
+	})
+	waitFor(t, 30*time.Second, "the node to serve", func() bool {
+		select {
+		case <-n.exited:
+			t.Fatalf("agentnode serve exited: %v\n%s", n.err, n.logs.String())
+		default:
+		}
+		return n.healthy()
+	})
+	return n
+}
+
+// healthy reports whether /healthz answers 200 within two seconds.
+func (n *node) healthy() bool {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get("http://" + n.addr + "/healthz")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// rssBytes is the node process's resident set size.
+func (n *node) rssBytes(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", n.cmd.Process.Pid))
+	if err != nil {
+		t.Fatalf("read the node's RSS: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb * 1024
+		}
+	}
+	t.Fatal("no VmRSS in /proc/<pid>/status")
+	return 0
+}
+
+// terminate sends SIGTERM and waits up to limit for the process to exit.
+func (n *node) terminate(t *testing.T, limit time.Duration) (time.Duration, error) {
+	t.Helper()
+	start := time.Now()
+	n.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-n.exited:
+		return time.Since(start), n.err
+	case <-time.After(limit):
+		return time.Since(start), fmt.Errorf("still running %s after SIGTERM", limit)
+	}
+}
+
+// client connects a go-nostr client, the kind a normal user runs.
+func (n *node) client(t *testing.T) *nostr.Relay {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := nostr.RelayConnect(ctx, n.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// publish signs and publishes one event, waiting up to wait for its OK.
+func publish(c *nostr.Relay, sk string, kind int, tags nostr.Tags, content string, wait time.Duration) (*nostr.Event, error) {
+	evt := &nostr.Event{Kind: kind, Tags: tags, Content: content, CreatedAt: nostr.Now()}
+	if err := evt.Sign(sk); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return evt, c.Publish(ctx, *evt)
+}
+
+// waitFor polls cond until it holds or d passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// token is the node's API token (<data>/agents/api.token).
+func (n *node) token(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(n.data, "agents", "api.token"))
+	if err != nil {
+		t.Fatalf("read the API token: %v", err)
+	}
+	return strings.TrimSpace(string(b))
+}

@@ -1,0 +1,223 @@
+package khatru
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
+)
+
+func (rl *Relay) handleCountRequest(ctx context.Context, ws *WebSocket, filter nostr.Filter) int64 {
+	// check if we'll reject this filter
+	for _, reject := range rl.RejectCountFilter {
+		if rejecting, msg := reject(ctx, filter); rejecting {
+			ws.WriteJSON(nostr.NoticeEnvelope(msg))
+			return 0
+		}
+	}
+
+	// run the functions to count (generally it will be just one)
+	var subtotal int64 = 0
+	for _, count := range rl.CountEvents {
+		res, err := count(ctx, filter)
+		if err != nil {
+			ws.WriteJSON(nostr.NoticeEnvelope(err.Error()))
+		}
+		subtotal += res
+	}
+
+	return subtotal
+}
+
+func (rl *Relay) handleCountRequestWithHLL(
+	ctx context.Context,
+	ws *WebSocket,
+	filter nostr.Filter,
+	offset int,
+) (int64, *hyperloglog.HyperLogLog) {
+	// check if we'll reject this filter
+	for _, reject := range rl.RejectCountFilter {
+		if rejecting, msg := reject(ctx, filter); rejecting {
+			ws.WriteJSON(nostr.NoticeEnvelope(msg))
+			return 0, nil
+		}
+	}
+
+	// run the functions to count (generally it will be just one)
+	var subtotal int64 = 0
+	var hll *hyperloglog.HyperLogLog
+	for _, countHLL := range rl.CountEventsHLL {
+		res, fhll, err := countHLL(ctx, filter, offset)
+		if err != nil {
+			ws.WriteJSON(nostr.NoticeEnvelope(err.Error()))
+		}
+		subtotal += res
+		if fhll != nil {
+			if hll == nil {
+				hll = fhll
+			} else {
+				hll.Merge(fhll)
+			}
+		}
+	}
+
+	return subtotal, hll
+}
+
+// errStoredEventsSent ends a REQ's query context once EOSE is due.
+var errStoredEventsSent = errors.New("stored events sent")
+
+// PATCH (agentnode): a REQ is checked whole before any of its filters is
+// subscribed, so that a REQ answered with CLOSED leaves no live listener
+// behind (upstream added the listeners of the filters before the rejected
+// one); a REQ reusing an open subscription id replaces it (NIP-01; upstream
+// added the new filters beside the old ones); the number of open
+// subscriptions per connection is bounded; the stored-events phase holds
+// one of the connection's query slots.
+func (rl *Relay) handleReq(ctx context.Context, ws *WebSocket, env *nostr.ReqEnvelope) {
+	id := env.SubscriptionID
+	if reason := rl.rejectRequest(ctx, ws, id, env.Filters); reason != "" {
+		rl.closeSubscription(ctx, ws, id, reason)
+		return
+	}
+	reqCtx, cancelReqCtx := context.WithCancelCause(ctx)
+	reqCtx = context.WithValue(reqCtx, subscriptionIdKey, id)
+	prepared := make([]nostr.Filter, len(env.Filters))
+	for i, filter := range env.Filters {
+		srl := rl.subRelayFor(filter)
+		f, err := srl.prepareFilter(reqCtx, filter)
+		if err != nil {
+			cancelReqCtx(errors.New("filter rejected"))
+			rl.closeSubscription(ctx, ws, id, err.Error())
+			return
+		}
+		prepared[i] = f
+	}
+	rl.removeListenerId(ws, id)
+	for _, filter := range env.Filters {
+		rl.addListener(ws, id, rl.subRelayFor(filter), filter, cancelReqCtx)
+	}
+	if !ws.acquireQuery() {
+		cancelReqCtx(context.Canceled)
+		return
+	}
+	eose := sync.WaitGroup{}
+	for i, filter := range prepared {
+		rl.subRelayFor(env.Filters[i]).runQueries(reqCtx, id, &eose, ws, filter)
+	}
+	go func() {
+		eose.Wait()
+		ws.releaseQuery()
+		closedByClient := context.Cause(reqCtx) == ErrSubscriptionClosedByClient
+		cancelReqCtx(errStoredEventsSent) // the stored-events phase is over; listeners stay
+		if !closedByClient {
+			ws.WriteJSON(nostr.EOSEEnvelope(id))
+		}
+	}()
+}
+
+// closeSubscription answers CLOSED and drops whatever was open under id.
+func (rl *Relay) closeSubscription(ctx context.Context, ws *WebSocket, id, reason string) {
+	if strings.HasPrefix(reason, "auth-required:") {
+		RequestAuth(ctx)
+	}
+	rl.removeListenerId(ws, id)
+	ws.WriteJSON(nostr.ClosedEnvelope{SubscriptionID: id, Reason: reason})
+}
+
+func (rl *Relay) subRelayFor(filter nostr.Filter) *Relay {
+	if rl.getSubRelayFromFilter != nil {
+		return rl.getSubRelayFromFilter(filter)
+	}
+	return rl
+}
+
+// rejectRequest applies the subscription bound and the RejectRequest
+// hooks; id is "" for COUNT.
+func (rl *Relay) rejectRequest(ctx context.Context, ws *WebSocket, id string, filters nostr.Filters) string {
+	if id != "" && rl.MaxSubscriptions > 0 && rl.openSubscriptions(ws, id) >= rl.MaxSubscriptions {
+		return "rate-limited: too many open subscriptions on this connection (max " +
+			strconv.Itoa(rl.MaxSubscriptions) + "); CLOSE some first"
+	}
+	for _, reject := range rl.RejectRequest {
+		if rejecting, msg := reject(ctx, filters); rejecting {
+			return nostr.NormalizeOKMessage(msg, "blocked")
+		}
+	}
+	return ""
+}
+
+// openSubscriptions counts ws's open subscription ids other than except.
+func (rl *Relay) openSubscriptions(ws *WebSocket, except string) int {
+	rl.clientsMutex.Lock()
+	defer rl.clientsMutex.Unlock()
+	seen := map[string]struct{}{}
+	for _, spec := range rl.clients[ws] {
+		if spec.id != except {
+			seen[spec.id] = struct{}{}
+		}
+	}
+	return len(seen)
+}
+
+// prepareFilter overwrites and checks one filter of a REQ (upstream's
+// handleRequest did both just before querying).
+func (rl *Relay) prepareFilter(ctx context.Context, filter nostr.Filter) (nostr.Filter, error) {
+	for _, ovw := range rl.OverwriteFilter {
+		ovw(ctx, &filter)
+	}
+	if filter.LimitZero {
+		return filter, nil
+	}
+	for _, reject := range rl.RejectFilter {
+		if reject, msg := reject(ctx, filter); reject {
+			return filter, errors.New(nostr.NormalizeOKMessage(msg, "blocked"))
+		}
+	}
+	return filter, nil
+}
+
+// runQueries sends the stored events matching a prepared filter.
+func (rl *Relay) runQueries(ctx context.Context, id string, eose *sync.WaitGroup, ws *WebSocket, filter nostr.Filter) {
+	if filter.LimitZero {
+		return
+	}
+	for _, query := range rl.QueryEvents {
+		ch, err := query(ctx, filter)
+		if err != nil {
+			ws.WriteJSON(nostr.NoticeEnvelope(err.Error()))
+			continue
+		} else if ch == nil {
+			continue
+		}
+		eose.Add(1)
+		go func(ch chan *nostr.Event) {
+			defer eose.Done()
+			for event := range ch {
+				for _, ovw := range rl.OverwriteResponseEvent {
+					ovw(ctx, event)
+				}
+				if ctx.Err() == nil {
+					ws.WriteEvent(id, event, nil)
+				}
+			}
+		}(ch)
+	}
+}
+
+// acquireQuery waits for one of the connection's query slots; false when
+// the connection ended first.
+func (ws *WebSocket) acquireQuery() bool {
+	select {
+	case ws.queries <- struct{}{}:
+		return true
+	case <-ws.Context.Done():
+		return false
+	}
+}
+
+func (ws *WebSocket) releaseQuery() { <-ws.queries }
