@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/fiatjaf/eventstore/lmdb"
@@ -143,6 +144,11 @@ func (s *store) close() error {
 		s.ingest.close()
 	}
 	err := s.search.close()
+	// A drained query's read transaction may still be ending (lmdbw.WaitReaders):
+	// closing LMDB under it crashes the process, so a stuck one leaves it open.
+	if ok, werr := lmdbw.WaitReaders(s.events, 5*time.Second); !ok {
+		return errors.Join(err, werr, errors.New("relay: close: LMDB read transactions still open; events left open"))
+	}
 	s.events.Close()
 	s.lock.release()
 	return err
