@@ -208,6 +208,7 @@ func (r *Relay) Close(ctx context.Context) error {
 	}
 	r.connMu.Unlock()
 	r.waitForDisconnects(ctx)
+	r.khatru.Relay.Stop()
 	err := r.store.close()
 	r.log.Info("relay closed", "data", r.cfg.DataDir)
 	return err

@@ -167,13 +167,7 @@ func goroutineIDs() []string {
 	return ids
 }
 
-// foreverGoroutines are goroutines known to outlive what started them, by
-// the function they run: khatru v0.19.1's NewRelay starts its NIP-40
-// expiration manager with context.Background(), and nothing stops it.
-var foreverGoroutines = []string{"khatru.(*expirationManager).start"}
-
-// waitGoroutinesEnd polls until every goroutine not in before (nor in
-// foreverGoroutines) has ended and returns the stacks of those still
+// waitGoroutinesEnd polls until every goroutine not in before has ended and returns the stacks of those still
 // alive at the deadline ("" if none).
 func waitGoroutinesEnd(before []string, wait time.Duration) string {
 	deadline := time.Now().Add(wait)
@@ -181,7 +175,7 @@ func waitGoroutinesEnd(before []string, wait time.Duration) string {
 		var left []string
 		for _, stack := range strings.Split(allStacks(), "\n\n") {
 			m := goroutineHeader.FindStringSubmatch(stack)
-			if m != nil && !slices.Contains(before, m[1]) && !runsAny(stack, foreverGoroutines) {
+			if m != nil && !slices.Contains(before, m[1]) {
 				left = append(left, stack)
 			}
 		}
@@ -190,11 +184,6 @@ func waitGoroutinesEnd(before []string, wait time.Duration) string {
 		}
 		time.Sleep(10 * time.Millisecond) // polling the runtime: there is nothing to wait on
 	}
-}
-
-// runsAny reports whether stack runs one of funcs.
-func runsAny(stack string, funcs []string) bool {
-	return slices.ContainsFunc(funcs, func(f string) bool { return strings.Contains(stack, f) })
 }
 
 // allStacks is the stack dump of every goroutine.
