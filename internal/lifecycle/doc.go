@@ -1,0 +1,19 @@
+// Package lifecycle runs the long-lived parts of a program as one unit:
+// started in order, each once the one before is ready, and stopped in
+// reverse order when the context ends or the first part fails.
+//
+// Every part has the shape the project's components share: a constructor
+// that only builds, and Run(ctx) error that owns the part's goroutines and
+// returns when ctx ends. Parts still built as Start/Close pairs fit through
+// Started.
+//
+//	err := lifecycle.Run(ctx,
+//		lifecycle.Func("peers", syncer.Run),
+//		lifecycle.Started("dm", svc.Start, svc.Close),
+//		lifecycle.Func("http", serveHTTP),
+//	)
+//
+// A stop requested while a part starts makes that start fail with ctx's
+// error; Run then stops what already runs and returns that error, which
+// the caller may treat as a clean stop (ctx.Err() != nil).
+package lifecycle
