@@ -198,7 +198,7 @@ func (d *Daemon) routes(agent string) ([]router.Route, error) {
 // capsChanged updates the agent's router after an install, upgrade or
 // removal (a removed capability leaves every stack).
 func (d *Daemon) capsChanged(ctx context.Context, agent string) {
-	d.changed() // OnInterestsChange: the agent's heartbeat lists its capabilities
+	d.changed() // Changes: the agent's heartbeat lists its capabilities
 	r := d.caps.chat.router(agent)
 	if r == nil {
 		return

@@ -54,12 +54,6 @@ type Config struct {
 	KeyLogN uint8
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
-	// OnInterestsChange, when set, is called (from the daemon's loop, with
-	// no lock held) after Interests or Outbox may have changed: an agent
-	// installed, removed, upgraded or nudged, or a recomposition that saw
-	// new lessons, authors or owners. agentd/peers' Refresh fits.
-	OnInterestsChange func()
-
 	// State is the Agent State Model runtime (*state.Runtime satisfies
 	// it). It runs the state.* tools of the agents' capabilities, keeps
 	// their conversation logs and receives installed packages' schemas.
@@ -88,8 +82,8 @@ type Config struct {
 // Daemon runs the agents installed on a node: it keeps their keys and
 // registry, publishes their profiles and lessons, and composes their
 // effective behaviour from definition, nudges and trusted lessons. Its
-// methods are safe for concurrent use. Open starts its one background
-// goroutine; Close stops it.
+// methods are safe for concurrent use. Open starts nothing; Run is its one
+// background loop; Close releases what Open took.
 type Daemon struct {
 	cfg    Config
 	log    *slog.Logger
@@ -106,23 +100,22 @@ type Daemon struct {
 
 	caps *capsState // installed capabilities, routers, chat histories (caps_store.go)
 
-	interests atomic.Bool // Interests may have changed since OnInterestsChange was last called
+	interests atomic.Bool   // Interests may have changed since the last value on changes
+	changes   chan struct{} // Changes: one buffered value, coalescing
 
 	wake   chan struct{}
-	cancel context.CancelCauseFunc
-	done   chan struct{}
 	unhook func()
 }
 
 // Open opens the agents directory under cfg.DataDir (creating it), loads
 // the registry, checks that every agent's key is readable (so a wrong
 // passphrase fails here, not at the first signature), subscribes to the
-// notifier and starts the background loop.
+// notifier. It starts nothing: Run recomposes in the background.
 func Open(ctx context.Context, cfg Config) (*Daemon, error) {
 	if cfg.DataDir == "" || cfg.Store == nil {
 		return nil, errors.New("agentd: Config needs DataDir and Store")
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Logger, store: cfg.Store, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	d := &Daemon{cfg: cfg, log: cfg.Logger, store: cfg.Store, wake: make(chan struct{}, 1), changes: make(chan struct{}, 1)}
 	if d.log == nil {
 		d.log = slog.Default()
 	}
@@ -136,13 +129,10 @@ func Open(ctx context.Context, cfg Config) (*Daemon, error) {
 	agents := d.reg.list()
 	d.live = newLive(agents)
 	d.caps = newCapsState(cfg)
-	d.queueAutoUpgrades(agents) // and wakes the loop: first compositions
+	d.queueAutoUpgrades(agents) // and wakes Run: first compositions
 	if cfg.Notifier != nil {
 		d.unhook = cfg.Notifier.OnStored(d.onStored)
 	}
-	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	d.cancel = cancel
-	go d.run(runCtx)
 	d.log.Info("agent daemon opened", "agents", len(agents), "dir", d.keys.Dir(), "encrypted_keys", d.keys.Encrypts(), "trust", d.policy.String())
 	return d, nil
 }
@@ -170,8 +160,8 @@ func (d *Daemon) openFiles() error {
 	return err
 }
 
-// Close unsubscribes from the notifier and stops the background loop,
-// waiting for it (until ctx ends). Later calls fail with ErrClosed.
+// Close unsubscribes from the notifier; later calls fail with ErrClosed.
+// Run's owner ends it first (ctx).
 func (d *Daemon) Close(ctx context.Context) error {
 	d.mu.Lock()
 	if d.closed {
@@ -182,12 +172,6 @@ func (d *Daemon) Close(ctx context.Context) error {
 	d.mu.Unlock()
 	if d.unhook != nil {
 		d.unhook()
-	}
-	d.cancel(ErrClosed)
-	select {
-	case <-d.done:
-	case <-ctx.Done():
-		return fmt.Errorf("agentd: close: %w", context.Cause(ctx))
 	}
 	d.log.Info("agent daemon closed")
 	return nil
@@ -204,15 +188,15 @@ func (d *Daemon) signal() {
 	}
 }
 
-// run is the background loop: on every wake it applies pending automatic
-// upgrades, then recomposes every agent marked dirty, so that the next
-// Effective finds the prompt ready.
-func (d *Daemon) run(ctx context.Context) {
-	defer close(d.done)
+// Run is the background loop, until ctx ends (then it returns nil): on
+// every wake it applies pending automatic upgrades, then recomposes every
+// agent marked dirty, so that the next Effective finds the prompt ready,
+// and sends on Changes if Interests may have changed. One Run at a time.
+func (d *Daemon) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-d.wake:
 		}
 		d.applyAutoUpgrades(ctx)
@@ -221,13 +205,22 @@ func (d *Daemon) run(ctx context.Context) {
 				d.log.Warn("recomposition failed", "agent", pk, "err", err)
 			}
 		}
-		if d.interests.Swap(false) && d.cfg.OnInterestsChange != nil {
-			d.cfg.OnInterestsChange()
+		if d.interests.Swap(false) {
+			select {
+			case d.changes <- struct{}{}:
+			default: // one value waits already: the reader sees both changes
+			}
 		}
 	}
 }
 
-// changed notes that Interests may have changed and wakes the loop.
+// Changes receives a value after Interests or Outbox may have changed: an
+// agent installed, removed, upgraded or nudged, its capabilities changed,
+// or a recomposition that saw new lessons, authors or owners. Values
+// coalesce (at most one waits); one reader. agentd/peers' Refresh fits.
+func (d *Daemon) Changes() <-chan struct{} { return d.changes }
+
+// changed notes that Interests may have changed and wakes Run.
 func (d *Daemon) changed() {
 	d.interests.Store(true)
 	d.signal()

@@ -15,6 +15,8 @@
 //		Trust: lessons.Config{Allowlist: []string{"npub1..."}}})
 //	if err != nil { ... }
 //	defer d.Close(ctx)
+//	go d.Run(ctx) // recomposes in the background until ctx ends
+//	for range d.Changes() { syncer.Refresh() } // the agents' interests moved
 //
 //	res, err := d.Install(ctx, agentd.InstallRequest{Definition: "npub1...:code-reviewer", Owner: "npub1..."})
 //	fmt.Println(res.ClaimCommand) // agentnode claim add npub1<agent>

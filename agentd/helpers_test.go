@@ -39,12 +39,14 @@ func newKey(t testing.TB) key {
 
 // node is a real relay and a daemon over one data directory.
 type node struct {
-	t     testing.TB
-	dir   string
-	r     *relay.Relay
-	d     *agentd.Daemon
-	cfg   agentd.Config
-	clock nostr.Timestamp // created_at of test events: strictly increasing, in the past
+	t   testing.TB
+	dir string
+	r   *relay.Relay
+	d   *agentd.Daemon
+	cfg agentd.Config
+	// stopRun ends d's Run (runDaemon) and waits for it.
+	stopRun func()
+	clock   nostr.Timestamp // created_at of test events: strictly increasing, in the past
 }
 
 // openNode opens a relay and a daemon in a fresh data directory; cfg's
@@ -61,6 +63,7 @@ func openNode(t testing.TB, cfg agentd.Config) *node {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if n.d != nil {
+			n.stopRun()
 			n.d.Close(ctx)
 		}
 		r.Close(ctx)
@@ -77,7 +80,22 @@ func (n *node) openDaemon(cfg agentd.Config) *agentd.Daemon {
 	if err != nil {
 		n.t.Fatal(err)
 	}
+	n.stopRun = runDaemon(d)
 	return d
+}
+
+// runDaemon runs d's loop until the returned stop, which waits for it.
+func runDaemon(d *agentd.Daemon) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // reopen closes the daemon and opens a new one with cfg (DataDir, Store,
@@ -91,6 +109,9 @@ func (n *node) reopen(mod func(*agentd.Config)) (*agentd.Daemon, error) {
 	}
 	d, err := agentd.Open(context.Background(), cfg)
 	n.d = d
+	if err == nil {
+		n.stopRun = runDaemon(d)
+	}
 	return d, err
 }
 
@@ -99,6 +120,7 @@ func (n *node) closeDaemon() {
 	if n.d == nil {
 		return
 	}
+	n.stopRun()
 	if err := n.d.Close(context.Background()); err != nil {
 		n.t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ const filterBatch = 500
 // (14199) and contact lists (3) of their owners and of the owners the
 // siblings name; their attached nudges; and the agent directory's heartbeats
 // and evaluations (directoryInterests). nil when no agent is installed.
-// Config.OnInterestsChange says when the answer may have changed.
+// Changes says when the answer may have changed.
 func (d *Daemon) Interests() []nostr.Filter {
 	agents := d.List()
 	if len(agents) == 0 {

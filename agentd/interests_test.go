@@ -11,8 +11,8 @@ import (
 )
 
 func TestDaemon_Interests(t *testing.T) {
-	changes := make(chan struct{}, 100)
-	n := openNode(t, agentd.Config{OnInterestsChange: func() { changes <- struct{}{} }})
+	n := openNode(t, agentd.Config{})
+	changes := n.d.Changes()
 	if got := n.d.Interests(); got != nil {
 		t.Fatalf("no agents, interests %v", got)
 	}
@@ -55,11 +55,11 @@ func TestDaemon_Interests(t *testing.T) {
 	}
 }
 
-func waitChange(t *testing.T, ch chan struct{}) {
+func waitChange(t *testing.T, ch <-chan struct{}) {
 	t.Helper()
 	select {
 	case <-ch:
 	case <-time.After(5 * time.Second):
-		t.Fatal("OnInterestsChange was not called")
+		t.Fatal("nothing on Changes")
 	}
 }

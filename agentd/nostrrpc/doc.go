@@ -14,8 +14,7 @@
 //	srv := nostrrpc.NewServer(nostrrpc.ServerConfig{
 //		Source: rl, Publish: rl.Publish, Keys: keys.Lookup, Handler: agents,
 //	})
-//	srv.Start()
-//	defer srv.Close()
+//	go srv.Run(ctx) // answers until ctx ends
 //
 //	cl := nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: []string{"wss://peer.example"}, Keys: keys.Secret})
 //	defer cl.Close()

@@ -60,9 +60,7 @@ type Server struct {
 	log    *slog.Logger
 	seen   *seen
 	queue  chan *nostr.Event
-	remove func()
-	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelFunc // of Start
 	wg     sync.WaitGroup
 	once   sync.Once
 }
@@ -87,21 +85,34 @@ func NewServer(cfg ServerConfig) *Server {
 	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan *nostr.Event, cfg.Queue)}
 }
 
-// Start subscribes to the source and starts the workers.
-func (s *Server) Start() {
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+// Run answers requests until ctx ends: it subscribes to the source, runs
+// the workers and returns nil once they have stopped (requests in
+// progress are cut short through their context).
+func (s *Server) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
 	for range s.cfg.Workers {
-		s.wg.Go(s.work)
+		wg.Go(func() { s.work(ctx) })
 	}
-	s.remove = s.cfg.Source.OnEphemeral(s.offer)
+	remove := s.cfg.Source.OnEphemeral(s.offer)
+	<-ctx.Done()
+	remove()
+	wg.Wait()
+	return nil
 }
 
-// Close stops listening and waits for the requests in progress.
+// Start runs Run in a goroutine until Close (for callers that own no
+// context for it).
+func (s *Server) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.wg.Go(func() { s.Run(ctx) })
+}
+
+// Close stops what Start started and waits for it.
 func (s *Server) Close() error {
 	s.once.Do(func() {
-		if s.remove != nil {
-			s.remove()
-		}
 		if s.cancel != nil {
 			s.cancel()
 		}
@@ -122,19 +133,19 @@ func (s *Server) offer(evt *nostr.Event) {
 	}
 }
 
-func (s *Server) work() {
+func (s *Server) work(ctx context.Context) {
 	for {
 		select {
-		case <-s.ctx.Done():
+		case <-ctx.Done():
 			return
 		case evt := <-s.queue:
-			s.serve(evt)
+			s.serve(ctx, evt)
 		}
 	}
 }
 
 // serve answers one request event, if it is addressed to a local agent.
-func (s *Server) serve(evt *nostr.Event) {
+func (s *Server) serve(ctx context.Context, evt *nostr.Event) {
 	agent, sk, ok := s.addressee(evt)
 	if !ok || !s.fresh(evt) {
 		return
@@ -151,9 +162,9 @@ func (s *Server) serve(evt *nostr.Event) {
 	if s.replayed(evt, agent, req) {
 		return
 	}
-	resp := s.respond(agent, evt.PubKey, req, perr)
+	resp := s.respond(ctx, agent, evt.PubKey, req, perr)
 	if resp != nil {
-		s.reply(evt, agent, sk, resp)
+		s.reply(ctx, evt, agent, sk, resp)
 	}
 }
 
@@ -185,7 +196,7 @@ func (s *Server) replayed(evt *nostr.Event, agent string, req *Request) bool {
 
 // respond runs the request and returns the response (nil for a
 // notification, which gets none).
-func (s *Server) respond(agent, from string, req *Request, perr error) *Response {
+func (s *Server) respond(ctx context.Context, agent, from string, req *Request, perr error) *Response {
 	var id json.RawMessage
 	if req != nil {
 		id = req.ID
@@ -196,7 +207,7 @@ func (s *Server) respond(agent, from string, req *Request, perr error) *Response
 	if perr != nil {
 		return &Response{JSONRPC: "2.0", ID: id, Error: toRPCError(perr)}
 	}
-	result, err := s.call(agent, from, req)
+	result, err := s.call(ctx, agent, from, req)
 	if len(req.ID) == 0 {
 		return nil
 	}
@@ -211,8 +222,8 @@ func (s *Server) respond(agent, from string, req *Request, perr error) *Response
 }
 
 // call runs the handler, bounded by Timeout; a panic is an internal error.
-func (s *Server) call(agent, from string, req *Request) (result any, err error) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.Timeout)
+func (s *Server) call(ctx context.Context, agent, from string, req *Request) (result any, err error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
@@ -224,11 +235,11 @@ func (s *Server) call(agent, from string, req *Request) (result any, err error) 
 }
 
 // reply publishes resp to the caller of req.
-func (s *Server) reply(req *nostr.Event, agent, sk string, resp *Response) {
+func (s *Server) reply(ctx context.Context, req *nostr.Event, agent, sk string, resp *Response) {
 	tags := nostr.Tags{{"p", req.PubKey}, {"e", req.ID}}
 	evt, err := newEvent(resp, sk, req.PubKey, tags)
 	if err == nil {
-		ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		defer cancel()
 		err = s.cfg.Publish(ctx, evt)
 	}

@@ -38,6 +38,7 @@ func openCapAgentNode(t *testing.T, model agentd.ChatModel) *agentNode {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stopRun := runDaemon(d)
 	h := d.Handler()
 	r.Handle("/api/agents", h)
 	r.Handle("/api/agents/", h)
@@ -46,6 +47,7 @@ func openCapAgentNode(t *testing.T, model agentd.ChatModel) *agentNode {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		stopRun()
 		d.Close(ctx)
 		rt.Close(ctx)
 		r.Close(ctx)

@@ -40,6 +40,7 @@ func openAgentNode(t *testing.T) *agentNode {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stopRun := runDaemon(d)
 	h := d.Handler()
 	r.Handle("/api/agents", h)
 	r.Handle("/api/agents/", h)
@@ -48,6 +49,7 @@ func openAgentNode(t *testing.T) *agentNode {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		stopRun()
 		d.Close(ctx)
 		r.Close(ctx)
 	})

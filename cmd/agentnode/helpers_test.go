@@ -13,6 +13,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -151,3 +152,17 @@ func tagValues(evt *nostr.Event, name string) []string {
 
 // eventFilter matches one event by id.
 func eventFilter(id string) nostr.Filter { return nostr.Filter{IDs: []string{id}} }
+
+// runDaemon runs d's loop until the returned stop, which waits for it.
+func runDaemon(d *agentd.Daemon) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}

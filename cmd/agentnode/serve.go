@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/peers"
+	"github.com/agentnode/agentnode/internal/lifecycle"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/agentnode/agentnode/relay"
 )
@@ -50,7 +51,10 @@ type ServeConfig struct {
 	ConfigFile string
 }
 
-// ServeCommand runs the node until its context ends.
+// ServeCommand runs the node until its context ends: Open builds every
+// part in dependency order, Serve runs them (internal/lifecycle: started in
+// that order, stopped in reverse, the first failure stopping the rest),
+// Close releases what Open took, in reverse order.
 type ServeCommand struct {
 	Config ServeConfig
 	m      *Main
@@ -58,17 +62,15 @@ type ServeCommand struct {
 	daemon *agentd.Daemon
 	server *http.Server
 	ln     net.Listener
-
-	peers       *peers.Syncer // nil without --peer
-	unhookPeers func()
-	peersDone   <-chan struct{}
-	stopPeers   context.CancelFunc
+	peers  *peers.Syncer // nil without --peer
 
 	asm *serveState   // the Agent State Model runtime and replicators (serve_state.go)
 	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_runtime.go)
 	acp *serveACP     // Agent Context Protocol endpoint, tasks, consent (serve_acp.go)
 
 	file *serveFile // --config as read by ParseFlags (serve_config.go)
+
+	closers []func(context.Context) error // what Open took, in order: Close undoes it backwards
 }
 
 // FlagSet declares serve's flags, bound to c.Config, with environment defaults.
@@ -123,135 +125,159 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 // makes whatever step was running fail with ctx's error, and that is not
 // a failure of serve.
 func stoppedOr(ctx context.Context, err error) error {
-	if ctx.Err() == nil {
+	if err == nil || ctx.Err() == nil {
 		return err
 	}
 	slog.Info("stopped during startup", "cause", context.Cause(ctx).Error(), "step", err.Error())
 	return nil
 }
 
-// Open opens the relay and binds the listener; nothing is served yet. If a
-// step fails, what the earlier ones opened is closed again (with a fresh
-// context: ctx may be the reason of the failure).
+// Open builds the node, each part over the ones before it, and binds the
+// listener; nothing runs yet (Serve). If a step fails, what the earlier
+// ones opened is closed again (Close, with a fresh context: ctx may be the
+// reason of the failure).
 func (c *ServeCommand) Open(ctx context.Context) error {
-	err := c.open(ctx)
-	if err != nil {
-		closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if cerr := c.Close(closeCtx); cerr != nil {
-			slog.Warn("serve: closing after a failed start", "err", cerr)
-		}
-	}
-	return err
-}
-
-// open runs Open's steps; Close undoes any prefix of them.
-func (c *ServeCommand) open(ctx context.Context) error {
 	logger, err := c.logger()
 	if err != nil {
 		return err
 	}
 	slog.SetDefault(logger) // libraries logging through the standard log package end up structured too
-	c.relay, err = relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Version: Version, Logger: logger, Limits: c.relayLimits(),
+	for _, open := range []func(context.Context, *slog.Logger) error{
+		c.openRelay,     // events, search, NIP-11: everything else reads and writes through it
+		c.listen,        // the address the 25910 client and the DM relay lists name
+		c.openPeers,     // --peer sync, over the relay
+		c.openState,     // the ASM store; its replicators follow the daemon's agents
+		c.openRuntime,   // metrics, model, 25910 client, tool bindings
+		c.openRegistry,  // capability packages: the daemon resolves installs through it
+		c.openConsent,   // the daemon asks it whether an agent is revoked
+		c.openDaemon,    // the agents, over all of the above
+		c.openDirectory, // the agent directory and the local agents' heartbeats
+		c.openACP,       // tasks and the /acp endpoint, over the directory and the daemon
+		c.openDM,        // NIP-17 DMs and the 25910 server, answered by the daemon
+		c.openHTTP,      // /acp, CAP, MCP, the web pages, then the relay
+	} {
+		if err := open(ctx, logger); err != nil {
+			closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if cerr := c.Close(closeCtx); cerr != nil {
+				slog.Warn("serve: closing after a failed start", "err", cerr)
+			}
+			return err
+		}
+	}
+	logger.Info("agentnode listening", "addr", c.Addr(), "url", "ws://"+c.Addr(), "version", Version)
+	return nil
+}
+
+// Serve runs the node's parts until ctx ends or one fails: each starts
+// once the one before it is ready (the HTTP server last, so an agent's DM
+// relay list is out before the first client asks) and they stop in
+// reverse order. A stop during the start is no failure.
+func (c *ServeCommand) Serve(ctx context.Context) error {
+	err := lifecycle.Run(ctx,
+		lifecycle.Func("peers", c.runPeers),
+		lifecycle.Func("state", c.asm.Run),
+		lifecycle.Func("agent daemon", c.daemon.Run),
+		lifecycle.Started("directory", c.rt.dir.Start, closeErr(c.rt.dir.Close)),
+		lifecycle.Started("heartbeat", c.startBeats, c.stopBeats),
+		lifecycle.Started("tasks", c.acp.tasks.Start, nil), // its deadline sweep ends with the part; Close closes the store
+		lifecycle.Started("acp", c.acp.svc.Start, closeErr(c.acp.svc.Close)),
+		lifecycle.Func("a2a server", c.rt.rpcSrv.Run),
+		lifecycle.Started("dm", c.rt.dm.Start, c.rt.dm.Close),
+		lifecycle.Func("agent changes", c.followAgents),
+		lifecycle.Func("http", c.runHTTP),
+	)
+	if err != nil {
+		return stoppedOr(ctx, fmt.Errorf("serve: %w", err))
+	}
+	return nil
+}
+
+// Close releases what Open took, in reverse order; it is a no-op once done.
+func (c *ServeCommand) Close(ctx context.Context) error {
+	var errs []error
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		errs = append(errs, c.closers[i](ctx))
+	}
+	c.closers = nil
+	return errors.Join(errs...)
+}
+
+// onClose registers what Close must undo (after everything opened later).
+func (c *ServeCommand) onClose(fn func(context.Context) error) {
+	c.closers = append(c.closers, fn)
+}
+
+// unhooked adapts an unhook function to onClose.
+func unhooked(unhook func()) func(context.Context) error {
+	return func(context.Context) error { unhook(); return nil }
+}
+
+// closeErr adapts a Close() error to a stop function.
+func closeErr(fn func() error) func(context.Context) error {
+	return func(context.Context) error { return fn() }
+}
+
+// openRelay opens the embedded relay; the agents' HTTP API is mounted on
+// it by openDaemon.
+func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error {
+	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Version: Version, Logger: logger, Limits: c.relayLimits(),
 		TrustedProxies: c.httpConfig().trusted})
 	if err != nil {
 		return err
 	}
-	if err := c.openPeers(logger); err != nil {
-		return err
-	}
-	if err := c.openState(ctx, logger); err != nil { // before the daemon, whose agent changes it follows
-		return err
-	}
-	if err := c.openRuntime(logger); err != nil {
-		return err
-	}
-	if err := c.openRegistry(ctx, logger); err != nil {
-		return err
-	}
-	if err := c.openConsent(ctx); err != nil {
-		return err
-	}
-	if err := c.openDaemon(ctx, logger); err != nil {
-		return err
-	}
-	c.openDirectory(logger)
-	if err := c.openACP(ctx, logger); err != nil {
-		return err
-	}
-	if c.ln, err = net.Listen("tcp", c.Config.Listen); err != nil {
+	c.relay = r
+	c.onClose(r.Close)
+	return nil
+}
+
+// listen binds the listen address: connections wait in the backlog until
+// Serve serves them.
+func (c *ServeCommand) listen(context.Context, *slog.Logger) error {
+	ln, err := net.Listen("tcp", c.Config.Listen)
+	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Config.Listen, err)
 	}
+	c.ln = ln
+	c.onClose(func(context.Context) error {
+		ln.Close() // closed already when it was served: Shutdown closes it
+		return nil
+	})
+	return nil
+}
+
+// openHTTP builds the HTTP server of every endpoint; runHTTP serves it.
+func (c *ServeCommand) openHTTP(_ context.Context, logger *slog.Logger) error {
 	handler, err := c.mountEndpoints(logger)
 	if err != nil {
 		return err
 	}
 	c.server = c.httpConfig().newServer(handler, logger)
-	logger.Info("agentnode listening", "addr", c.ln.Addr().String(), "url", "ws://"+c.ln.Addr().String(), "version", Version)
 	return nil
 }
 
-// Addr is the bound listen address (useful with port 0).
-func (c *ServeCommand) Addr() string { return c.ln.Addr().String() }
-
-// Serve serves until ctx ends.
-func (c *ServeCommand) Serve(ctx context.Context) error {
-	peerCtx, stop := context.WithCancel(context.Background())
-	c.stopPeers, c.peersDone = stop, c.runPeers(peerCtx)
-	c.startState()
-	if err := c.startRuntime(ctx, slog.Default()); err != nil {
-		return stoppedOr(ctx, fmt.Errorf("serve: %w", err))
-	}
+// runHTTP serves HTTP on the listener until ctx ends, then shuts the
+// server down (websocket connections are the relay's: relay.Close).
+func (c *ServeCommand) runHTTP(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- c.server.Serve(c.ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+		return err
 	case <-ctx.Done():
-		slog.Info("shutting down", "cause", context.Cause(ctx).Error())
-		return nil
 	}
+	slog.Info("shutting down", "cause", context.Cause(ctx).Error())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := c.server.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
 }
 
-// Close stops accepting, stops the agent daemon, closes client
-// connections and the stores.
-func (c *ServeCommand) Close(ctx context.Context) error {
-	var errs []error
-	if c.server != nil {
-		if err := c.server.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			errs = append(errs, err)
-		}
-	}
-	if c.ln != nil {
-		c.ln.Close() // Shutdown closes only a listener being served: a stop during startup comes first
-	}
-	c.closePeers(ctx)
-	errs = append(errs, c.closeRuntime(ctx))
-	errs = append(errs, c.closeState(ctx))
-	if c.daemon != nil {
-		errs = append(errs, c.daemon.Close(ctx))
-	}
-	if c.relay != nil {
-		errs = append(errs, c.relay.Close(ctx))
-	}
-	return errors.Join(errs...)
-}
-
-// closePeers stops the peer syncer and waits for it (until ctx ends).
-func (c *ServeCommand) closePeers(ctx context.Context) {
-	if c.unhookPeers != nil {
-		c.unhookPeers()
-	}
-	if c.stopPeers == nil {
-		return
-	}
-	c.stopPeers()
-	select {
-	case <-c.peersDone:
-	case <-ctx.Done():
-		slog.Warn("peer sync did not stop in time")
-	}
-}
+// Addr is the bound listen address (useful with port 0).
+func (c *ServeCommand) Addr() string { return c.ln.Addr().String() }
 
 func (c *ServeCommand) logger() (*slog.Logger, error) {
 	var level slog.Level
@@ -277,13 +303,15 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 		return usagef("serve: %v", err)
 	}
 	cfg := agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
-		Trust: trust, Passphrase: pass, Logger: logger, OnInterestsChange: c.agentsChanged}
+		Trust: trust, Passphrase: pass, Logger: logger}
 	c.daemonRuntime(&cfg)
-	c.daemon, err = agentd.Open(ctx, cfg)
+	d, err := agentd.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	h := c.daemon.Handler()
+	c.daemon = d
+	c.onClose(d.Close)
+	h := d.Handler()
 	c.relay.Handle("/api/agents", h)
 	c.relay.Handle("/api/agents/", h)
 	return nil

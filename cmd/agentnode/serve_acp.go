@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -27,7 +26,7 @@ type serveACP struct {
 
 // openConsent opens the consent store; the daemon asks it whether an
 // agent is revoked, so it opens first.
-func (c *ServeCommand) openConsent(ctx context.Context) error {
+func (c *ServeCommand) openConsent(ctx context.Context, _ *slog.Logger) error {
 	var policy consent.Policy
 	if c.file != nil {
 		policy = c.file.Consent
@@ -36,6 +35,7 @@ func (c *ServeCommand) openConsent(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("serve: consent: %w", err)
 	}
+	c.onClose(closeErr(own.Close))
 	c.acp = &serveACP{consent: own}
 	return nil
 }
@@ -53,13 +53,14 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("serve: tasks: %w", err)
 	}
+	c.onClose(closeErr(ts.Close)) // and its deadline sweep (Serve starts it)
 	c.acp.tasks = ts
 	token, err := agentd.ReadToken(c.Config.DataDir)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	cfg := agentrpc.Config{Directory: c.rt.dir, Tasks: ts, Consent: c.acp.consent,
-		Messenger: agentrpc.MessengerFunc(c.chatAnswer), Caller: lateA2A{c}, Local: c.isLocal,
+		Messenger: agentrpc.MessengerFunc(c.chatAnswer), Caller: c.rt.rpc, Local: c.isLocal,
 		Keys: c.daemon.SecretKey, Name: "agentnode", Version: Version, Token: token,
 		Logger: logger.With("component", "acp"), Options: c.httpConfig().jsonrpcOptions(logger.With("component", "acp"))}
 	if c.rt.model != nil { // never a typed nil in the interface
@@ -70,32 +71,6 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 	c.relay.Handle("/api/consent", h)
 	c.relay.Handle("/api/consent/", h)
 	return nil
-}
-
-// startACP starts the deadline sweeps and the endpoint.
-func (c *ServeCommand) startACP(ctx context.Context) error {
-	if err := c.acp.tasks.Start(ctx); err != nil {
-		return err
-	}
-	return c.acp.svc.Start(ctx)
-}
-
-// closeACP stops the endpoint, then closes the task and consent stores.
-func (c *ServeCommand) closeACP() error {
-	if c.acp == nil {
-		return nil
-	}
-	var errs []error
-	if c.acp.svc != nil {
-		errs = append(errs, c.acp.svc.Close())
-	}
-	if c.acp.tasks != nil {
-		errs = append(errs, c.acp.tasks.Close())
-	}
-	if c.acp.consent != nil {
-		errs = append(errs, c.acp.consent.Close())
-	}
-	return errors.Join(errs...)
 }
 
 // isLocal reports whether pk is one of this node's agents.

@@ -16,7 +16,7 @@ const agentCapacity = 4
 
 // openDirectory builds the agent directory (docs/DIRECTORY.md) over the
 // relay and the heartbeater of the local agents. Nothing runs yet.
-func (c *ServeCommand) openDirectory(logger *slog.Logger) {
+func (c *ServeCommand) openDirectory(_ context.Context, logger *slog.Logger) error {
 	var allow []string
 	for _, a := range c.trustConfig().Allowlist {
 		if pk, err := events.ParsePubKey(a); err == nil {
@@ -35,6 +35,29 @@ func (c *ServeCommand) openDirectory(logger *slog.Logger) {
 		Interval: time.Duration(dc.HeartbeatSeconds) * time.Second,
 		Keys:     c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,
 		Logger: logger.With("component", "heartbeat")})
+	return nil
+}
+
+// startBeats starts the local agents' heartbeats.
+func (c *ServeCommand) startBeats(ctx context.Context) error {
+	if err := c.rt.beat.Start(ctx); err != nil {
+		return err
+	}
+	c.rt.beating.Store(c.rt.beat)
+	return nil
+}
+
+// stopBeats sends every local agent's offline beat (best effort: peers
+// learn at once that the agents left) and stops the heartbeats.
+func (c *ServeCommand) stopBeats(ctx context.Context) error {
+	beat := c.rt.beating.Swap(nil)
+	if beat == nil { // silenced already
+		return nil
+	}
+	offCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	_ = beat.Offline(offCtx)
+	cancel()
+	return beat.Close()
 }
 
 // agentStatus is what a local agent's heartbeat says: its installed

@@ -26,7 +26,7 @@ const (
 // live (docs/REGISTRY.md). The daemon resolves installs through it.
 func (c *ServeCommand) openRegistry(ctx context.Context, logger *slog.Logger) error {
 	c.rt.reg = registry.New(c.relay, registry.WithLogger(logger.With("component", "registry")))
-	c.rt.unhookReg = c.relay.OnStored(c.rt.reg.Index) // before Load: nothing stored meanwhile is missed
+	c.onClose(unhooked(c.relay.OnStored(c.rt.reg.Index))) // before Load: nothing stored meanwhile is missed
 	if err := c.rt.reg.Load(ctx); err != nil {
 		return fmt.Errorf("serve: load the capability registry: %w", err)
 	}

@@ -20,7 +20,7 @@ func (c *ServeCommand) openMetrics() {
 		src.Peers = c.peerStats
 	}
 	c.rt.metrics = metrics.New(src)
-	c.rt.unhookMetrics = c.relay.OnStored(c.rt.metrics.Stored)
+	c.onClose(unhooked(c.relay.OnStored(c.rt.metrics.Stored)))
 }
 
 // peerStats are the peer syncer's figures per peer.

@@ -13,9 +13,9 @@ import (
 
 // openPeers prepares the peer syncer for --peer relays (nil when none):
 // it pulls what the node's agents need (Daemon.Interests) into the local
-// relay and pushes the agents' own events (Daemon.Outbox) to each peer. It
-// must exist before the daemon opens, whose interest changes it follows.
-func (c *ServeCommand) openPeers(logger *slog.Logger) error {
+// relay and pushes the agents' own events (Daemon.Outbox) to each peer;
+// followAgents tells it when the interests change.
+func (c *ServeCommand) openPeers(_ context.Context, logger *slog.Logger) error {
 	if len(c.Config.Peers) == 0 {
 		return nil
 	}
@@ -31,36 +31,20 @@ func (c *ServeCommand) openPeers(logger *slog.Logger) error {
 	c.peers = peers.New(peers.Config{
 		Peers:      c.Config.Peers,
 		Local:      c.relay,
-		Interests:  func() []nostr.Filter { return c.daemon.Interests() },
+		Interests:  func() []nostr.Filter { return c.daemon.Interests() }, // called from Run, after Open
 		Outbox:     func() []nostr.Filter { return c.daemon.Outbox() },
 		Watermarks: marks,
 		Logger:     logger,
 	})
-	c.unhookPeers = c.relay.OnStored(c.peers.Notify)
+	c.onClose(unhooked(c.relay.OnStored(c.peers.Notify)))
 	return nil
 }
 
-// refreshPeers tells the syncer that the agents' interests changed.
-func (c *ServeCommand) refreshPeers() {
-	c.refreshState() // and the state replicators: an agent installed or removed
-	if c.peers != nil {
-		c.peers.Refresh()
-	}
-}
-
-// runPeers runs the syncer until ctx ends; the returned channel closes
-// when it has stopped.
-func (c *ServeCommand) runPeers(ctx context.Context) <-chan struct{} {
-	done := make(chan struct{})
+// runPeers runs the syncer until ctx ends (without --peer: nothing).
+func (c *ServeCommand) runPeers(ctx context.Context) error {
 	if c.peers == nil {
-		close(done)
-		return done
+		<-ctx.Done()
+		return nil
 	}
-	go func() {
-		defer close(done)
-		if err := c.peers.Run(ctx); err != nil {
-			slog.Error("peer sync stopped", "err", err)
-		}
-	}()
-	return done
+	return c.peers.Run(ctx)
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,34 +30,18 @@ import (
 type serveRuntime struct {
 	model    *llm.Client // nil without a configured model
 	bindings *bindings.Runner
-	// rpc and dm are set once the listen address is known, while the
-	// daemon may already call agentsChanged and nuwa_a2a: atomic.
-	rpc    atomic.Pointer[nostrrpc.Client]
-	rpcSrv *nostrrpc.Server
-	dm     atomic.Pointer[dm.Service]
-	dir    *directory.Directory   // the agent directory (serve_directory.go)
-	beat   *directory.Heartbeater // the local agents' 30333 heartbeats
-	// beating is beat once started: the daemon's agentsChanged may run
-	// before, and reads it from its own goroutine.
+	rpc      *nostrrpc.Client
+	rpcSrv   *nostrrpc.Server
+	dm       *dm.Service
+	dir      *directory.Directory   // the agent directory (serve_directory.go)
+	beat     *directory.Heartbeater // the local agents' 30333 heartbeats
+	// beating is beat while it runs (a test silences it: heartbeat_e2e_test.go).
 	beating atomic.Pointer[directory.Heartbeater]
 
-	reg       *registry.Registry // capability packages the relay holds (serve_endpoints.go)
-	unhookReg func()
+	reg     *registry.Registry // capability packages the relay holds (serve_endpoints.go)
+	metrics *metrics.Metrics   // /metrics (serve_metrics.go)
 
-	metrics       *metrics.Metrics // /metrics (serve_metrics.go)
-	unhookMetrics func()
-
-	agentsMu   sync.Mutex
-	lastAgents string // agentsFingerprint at the last agentsChanged
-}
-
-// agentsMoved records fp and reports whether it differs from the last one.
-func (rt *serveRuntime) agentsMoved(fp string) bool {
-	rt.agentsMu.Lock()
-	defer rt.agentsMu.Unlock()
-	moved := fp != rt.lastAgents
-	rt.lastAgents = fp
-	return moved
+	lastAgents string // agentsFingerprint at the last agent change (followAgents only)
 }
 
 // agentsFingerprint names the local agents and their installed capability
@@ -78,9 +61,10 @@ func (c *ServeCommand) agentsFingerprint(ctx context.Context) string {
 	return b.String()
 }
 
-// openRuntime builds the model client and the bindings runner; the daemon
-// is opened with them. Nothing runs yet.
-func (c *ServeCommand) openRuntime(logger *slog.Logger) error {
+// openRuntime builds the metrics, the model client, the kind-25910 client
+// (the local relay at the listen address and every --peer) and the
+// bindings runner that calls through it; the daemon is opened with them.
+func (c *ServeCommand) openRuntime(_ context.Context, logger *slog.Logger) error {
 	c.rt = &serveRuntime{}
 	cfg, err := c.modelConfig()
 	switch {
@@ -95,9 +79,13 @@ func (c *ServeCommand) openRuntime(logger *slog.Logger) error {
 		logger.Info("chat model", "model", cfg.Model, "base_url", cfg.BaseURL)
 	}
 	c.openMetrics()
+	c.rt.rpc = nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: append([]string{"ws://" + c.Addr()}, c.Config.Peers...),
+		Keys: c.secretKey, Logger: logger.With("component", "a2a")})
+	c.onClose(closeErr(c.rt.rpc.Close))
 	bcfg := c.bindingsConfig()
-	bcfg.A2A = lateA2A{c}
+	bcfg.A2A = c.rt.rpc
 	c.rt.bindings = bindings.New(bcfg)
+	c.onClose(closeErr(c.rt.bindings.Close)) // MCP sessions and processes
 	return nil
 }
 
@@ -112,74 +100,23 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 	}
 }
 
-// startRuntime starts what needs the daemon and the listen address: the
-// kind-25910 client (local relay and every --peer) and server, and the DM
-// service. It runs before the listener serves, so an agent's DM relay list
-// is out before the first client asks.
-func (c *ServeCommand) startRuntime(ctx context.Context, logger *slog.Logger) error {
-	local := "ws://" + c.Addr()
-	c.rt.rpc.Store(nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: append([]string{local}, c.Config.Peers...),
-		Keys: c.daemon.SecretKey, Logger: logger.With("component", "a2a")}))
+// openDM builds the kind-25910 server answering calls to the local agents
+// and the NIP-17 DM service; both run in Serve.
+func (c *ServeCommand) openDM(_ context.Context, logger *slog.Logger) error {
 	c.rt.rpcSrv = nostrrpc.NewServer(nostrrpc.ServerConfig{Source: c.relay, Publish: c.relay.Publish,
 		Keys: c.localKey, Handler: nostrrpc.HandlerFunc(c.serveRPC), Logger: logger.With("component", "a2a-server")})
-	c.rt.rpcSrv.Start()
-	if err := c.rt.dir.Start(ctx); err != nil {
-		return err
-	}
-	if err := c.rt.beat.Start(ctx); err != nil {
-		return err
-	}
-	c.rt.beating.Store(c.rt.beat)
-	if err := c.startACP(ctx); err != nil {
-		return err
-	}
-	svc := dm.New(dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
+	c.rt.dm = dm.New(dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
 		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.respondDM),
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
-		RelayURLs: c.dmRelayURLs(local), Logger: logger.With("component", "dm")})
-	if err := svc.Start(ctx); err != nil {
-		return err
-	}
-	c.rt.dm.Store(svc)
+		RelayURLs: c.dmRelayURLs("ws://" + c.Addr()), Logger: logger.With("component", "dm")})
 	return nil
 }
 
-// closeRuntime stops the DM service, the 25910 server and client and the
-// bindings (MCP sessions and processes).
-func (c *ServeCommand) closeRuntime(ctx context.Context) error {
-	if c.rt == nil {
-		return nil
-	}
-	var errs []error
-	if svc := c.rt.dm.Swap(nil); svc != nil {
-		errs = append(errs, svc.Close(ctx))
-	}
-	if c.rt.rpcSrv != nil {
-		errs = append(errs, c.rt.rpcSrv.Close())
-	}
-	if c.rt.beating.Swap(nil) != nil {
-		offCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_ = c.rt.beat.Offline(offCtx) // best effort: peers learn at once that the agents left
-		cancel()
-		errs = append(errs, c.rt.beat.Close())
-	}
-	errs = append(errs, c.closeACP())
-	if c.rt.dir != nil {
-		errs = append(errs, c.rt.dir.Close())
-	}
-	if rpc := c.rt.rpc.Swap(nil); rpc != nil {
-		errs = append(errs, rpc.Close())
-	}
-	if c.rt.unhookReg != nil {
-		c.rt.unhookReg()
-	}
-	if c.rt.unhookMetrics != nil {
-		c.rt.unhookMetrics()
-	}
-	if c.rt.bindings != nil {
-		errs = append(errs, c.rt.bindings.Close())
-	}
-	return errors.Join(errs...)
+// secretKey is a local agent's secret key. The 25910 client is built
+// before the daemon that holds the keys (the daemon calls through it), and
+// asks for a key only once Serve runs.
+func (c *ServeCommand) secretKey(pubkey string) (string, error) {
+	return c.daemon.SecretKey(pubkey)
 }
 
 // agentKeys are the local agents' pubkeys.
@@ -220,18 +157,6 @@ func (c *ServeCommand) chatAnswer(ctx context.Context, agent, conversation, text
 	return r.Answer, err
 }
 
-// lateA2A forwards nuwa_a2a calls to the 25910 client, which exists only
-// once the listen address is known.
-type lateA2A struct{ c *ServeCommand }
-
-func (l lateA2A) CallAgent(ctx context.Context, from, target, method string, params json.RawMessage) (json.RawMessage, error) {
-	rpc := l.c.rt.rpc.Load()
-	if rpc == nil {
-		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "the node is not serving yet")
-	}
-	return rpc.CallAgent(ctx, from, target, method, params)
-}
-
 // agentRPC answers kind-25910 calls to a local agent: a method is the name
 // of a tool of one of the agent's installed capabilities, run as that
 // capability with the params as arguments (docs/BINDINGS.md), for the
@@ -260,35 +185,44 @@ func (h agentRPC) ServeRPC(ctx context.Context, agent, from, method string, para
 	return nil, fmt.Errorf("%w: %s", nostrrpc.ErrMethodNotFound, method)
 }
 
-// agentsChanged is the daemon's OnInterestsChange: peers sync the new
-// interests. It also fires when a recomposition reaches new lessons, so
-// the rest runs only when the agents or their capabilities changed
-// (agentsFingerprint): the agents beat at once, so the directory sees new
-// agents and capabilities, and each agent's DM relay list (kind 10050)
-// goes out if it has not yet.
-func (c *ServeCommand) agentsChanged() {
-	c.refreshPeers()
-	if c.rt == nil {
-		return
+// followAgents reads the daemon's Changes until ctx ends: peers and the
+// state replicators follow the new interests at once. A change also comes
+// when a recomposition reaches new lessons, so the rest runs only when the
+// agents or their capabilities changed (agentsFingerprint): the agents
+// beat at once, so the directory sees new agents and capabilities, and
+// each agent's DM relay list (kind 10050) goes out if it has not yet.
+func (c *ServeCommand) followAgents(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-c.daemon.Changes():
+		}
+		if c.peers != nil {
+			c.peers.Refresh()
+		}
+		c.asm.refresh()
+		c.agentsChanged(ctx)
 	}
-	// Before startRuntime (the daemon's loop may call this while
-	// agentd.Open runs, before c.daemon is even set) there is nothing to
-	// do: starting the heartbeater and the DM service beats and announces
-	// every agent. Loading beating orders this after c.daemon's store.
-	beat, svc := c.rt.beating.Load(), c.rt.dm.Load()
-	if beat == nil || svc == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+}
+
+// agentsChanged beats and announces the agents if they or their
+// capabilities changed since the last call.
+func (c *ServeCommand) agentsChanged(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if !c.rt.agentsMoved(c.agentsFingerprint(ctx)) {
+	fp := c.agentsFingerprint(ctx)
+	if fp == c.rt.lastAgents {
 		return
 	}
-	if err := beat.Beat(ctx); err != nil {
-		slog.Warn("heartbeat after an agent change", "err", err)
+	c.rt.lastAgents = fp
+	if beat := c.rt.beating.Load(); beat != nil {
+		if err := beat.Beat(ctx); err != nil {
+			slog.Warn("heartbeat after an agent change", "err", err)
+		}
 	}
 	for _, pk := range c.agentKeys() {
-		if err := svc.Announce(ctx, pk); err != nil {
+		if err := c.rt.dm.Announce(ctx, pk); err != nil {
 			slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // Timings of the state replication wiring.
 const (
 	// stateRecheck is how often the installed agents are compared with the
-	// running replicators even without an OnInterestsChange signal.
+	// running replicators even without a value on the daemon's Changes.
 	stateRecheck = 5 * time.Second
 	// directoryTTL is how long an owner's verified agents are cached: the
 	// directory is consulted for every batch sent and event received.
@@ -38,11 +38,7 @@ type serveState struct {
 	log *slog.Logger
 	dir *claimsDirectory
 
-	unhook func() // of the directory's OnStored hook
-
-	wake   chan struct{}
-	cancel context.CancelFunc // of the reconcile loop; nil before startState
-	done   chan struct{}      // closed when the loop and every replicator stopped
+	wake chan struct{}
 
 	mu      sync.Mutex
 	running map[string]*agentReplicator // by agent pubkey
@@ -58,16 +54,17 @@ type agentReplicator struct {
 }
 
 // openState opens the state runtime in the data directory. Nothing runs
-// until startState.
+// until Run.
 func (c *ServeCommand) openState(ctx context.Context, logger *slog.Logger) error {
 	rt, err := state.Open(ctx, state.Options{Dir: c.Config.DataDir, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("serve: open state in %s: %w", c.Config.DataDir, err)
 	}
+	c.onClose(rt.Close)
 	c.asm = &serveState{c: c, rt: rt, log: logger.With("component", "state"),
 		dir:  &claimsDirectory{q: c.relay, cache: map[string]dirEntry{}},
 		wake: make(chan struct{}, 1), running: map[string]*agentReplicator{}}
-	c.asm.unhook = c.relay.OnStored(c.asm.dir.notify)
+	c.onClose(unhooked(c.relay.OnStored(c.asm.dir.notify)))
 	return nil
 }
 
@@ -79,51 +76,18 @@ func (c *ServeCommand) State() *state.Runtime {
 	return c.asm.rt
 }
 
-// startState starts the loop that runs a replicator for every installed
-// agent; it stops in closeState.
-func (c *ServeCommand) startState() {
-	s := c.asm
-	if s == nil || s.cancel != nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel, s.done = cancel, make(chan struct{})
-	go s.loop(ctx)
-}
-
-// refreshState asks the loop to compare agents and replicators now (the
-// daemon's OnInterestsChange: an agent installed or removed).
-func (c *ServeCommand) refreshState() {
-	if c.asm == nil {
-		return
-	}
+// refresh asks Run to compare agents and replicators now (an agent
+// installed or removed).
+func (s *serveState) refresh() {
 	select {
-	case c.asm.wake <- struct{}{}:
+	case s.wake <- struct{}{}:
 	default:
 	}
 }
 
-// closeState stops every replicator (waiting until ctx ends) and closes
-// the runtime.
-func (c *ServeCommand) closeState(ctx context.Context) error {
-	s := c.asm
-	if s == nil {
-		return nil
-	}
-	s.unhook()
-	if s.cancel != nil {
-		s.cancel()
-		select {
-		case <-s.done:
-		case <-ctx.Done():
-			s.log.Warn("state replication did not stop in time")
-		}
-	}
-	return s.rt.Close(ctx)
-}
-
-func (s *serveState) loop(ctx context.Context) {
-	defer close(s.done)
+// Run runs a replicator for every installed agent, and the state
+// lifecycle, until ctx ends; it returns once every replicator stopped.
+func (s *serveState) Run(ctx context.Context) error {
 	defer s.stopAll()
 	defer s.startLifecycle(ctx).Wait() // ctx has ended when the loop returns
 	t := time.NewTicker(stateRecheck)
@@ -132,7 +96,7 @@ func (s *serveState) loop(ctx context.Context) {
 		s.reconcile(ctx)
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-s.wake:
 		case <-t.C:
 		}
