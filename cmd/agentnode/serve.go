@@ -176,7 +176,8 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 func (c *ServeCommand) Serve(ctx context.Context) error {
 	err := lifecycle.Run(ctx,
 		lifecycle.Func("peers", c.runPeers),
-		lifecycle.Func("state", c.asm.Run),
+		lifecycle.Func("state lifecycle", c.runStateLifecycle),
+		lifecycle.Func("state replication", c.asm.sup.Run),
 		lifecycle.Func("agent daemon", c.daemon.Run),
 		lifecycle.Started("directory", c.rt.dir.Start, closeErr(c.rt.dir.Close)),
 		lifecycle.Started("heartbeat", c.startBeats, c.stopBeats),

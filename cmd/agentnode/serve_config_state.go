@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/state"
@@ -73,18 +72,16 @@ func (c *ServeCommand) antiEntropyInterval() time.Duration {
 	return d
 }
 
-// startLifecycle runs the state lifecycle every lifecycle_seconds until
-// ctx ends (counts of each pass that did something are logged); Wait on
-// the result after cancelling ctx.
-func (s *serveState) startLifecycle(ctx context.Context) *sync.WaitGroup {
-	var wg sync.WaitGroup
-	every := stateSeconds(s.c.stateConfig().LifecycleSeconds, defaultLifecycleInterval)
+// runStateLifecycle runs the state lifecycle every lifecycle_seconds
+// until ctx ends (counts of each pass that did something are logged).
+func (c *ServeCommand) runStateLifecycle(ctx context.Context) error {
+	every := stateSeconds(c.stateConfig().LifecycleSeconds, defaultLifecycleInterval)
 	if every == 0 {
-		s.log.Info("state lifecycle off (state.lifecycle_seconds < 0)")
-		return &wg
+		c.asm.log.Info("state lifecycle off (state.lifecycle_seconds < 0)")
+		<-ctx.Done()
+		return nil
 	}
-	lc := state.NewLifecycle(s.rt, state.LifecycleOptions{Logger: s.log})
-	s.log.Info("state lifecycle scheduled", "every", every)
-	wg.Go(func() { lc.Run(ctx, every) })
-	return &wg
+	lc := state.NewLifecycle(c.asm.rt, state.LifecycleOptions{Logger: c.asm.log})
+	c.asm.log.Info("state lifecycle scheduled", "every", every)
+	return lc.Run(ctx, every)
 }

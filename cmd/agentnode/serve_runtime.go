@@ -201,7 +201,7 @@ func (c *ServeCommand) followAgents(ctx context.Context) error {
 		if c.peers != nil {
 			c.peers.Refresh()
 		}
-		c.asm.refresh()
+		c.asm.sup.Refresh() // an agent installed or removed
 		c.agentsChanged(ctx)
 	}
 }

@@ -86,7 +86,7 @@ func TestServe_StateReplicatesBetweenNodes(t *testing.T) {
 		return a.Replicators()[agentA] != nil && b.Replicators()[agentB] != nil
 	})
 	for _, n := range []*servedNode{a, b} {
-		if got, err := n.asm.dir.Agents(ctx, owner); err != nil || len(got) != 2 {
+		if got, err := n.verifiedAgents(ctx, owner); err != nil || len(got) != 2 {
 			t.Fatalf("the owner's verified agents: %v, %v", got, err)
 		}
 	}
