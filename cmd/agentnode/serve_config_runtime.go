@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/capabilities/llm"
-	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -41,20 +40,14 @@ type serveMCPEnd struct {
 
 // serveSenders is the --config "dm" and "a2a" sections: who may talk to
 // the agents over NIP-17 (docs/DM.md), who may run their capability tools
-// over kind 25910 (docs/BINDINGS.md). From is "anyone" (the default),
-// "owner" (each agent's owner) or "allowlist" (the owner and the pubkeys in
-// Allow); for "a2a" both also admit agents whose owner link verifies to the
-// same owner. Others get no answer at all.
-type serveSenders struct {
-	From  string   `json:"from"`
-	Allow []string `json:"allow"` // npub or hex
-}
+// over kind 25910 (docs/BINDINGS.md); agentd.SenderPolicy decides.
+type serveSenders = agentd.SenderPolicy
 
 // Values of a serveSenders' From.
 const (
-	sendersAnyone    = "anyone"
-	sendersOwner     = "owner"
-	sendersAllowlist = "allowlist"
+	sendersAnyone    = agentd.SendersAnyone
+	sendersOwner     = agentd.SendersOwner
+	sendersAllowlist = agentd.SendersAllowlist
 )
 
 // serveDirectory is the --config "directory" section: how often the local
@@ -144,23 +137,7 @@ func (c *ServeCommand) bindingsConfig() bindings.Config {
 }
 
 // checkSenders checks a "dm" or "a2a" section and turns its allowlist into hex keys.
-func checkSenders(section string, d *serveSenders) error {
-	switch d.From {
-	case "":
-		d.From = sendersAnyone
-	case sendersAnyone, sendersOwner, sendersAllowlist:
-	default:
-		return fmt.Errorf(`"%s.from" %q: want "anyone", "owner" or "allowlist"`, section, d.From)
-	}
-	for i, a := range d.Allow {
-		pk, err := events.ParsePubKey(a)
-		if err != nil {
-			return fmt.Errorf(`"%s.allow" %q: %v`, section, a, err)
-		}
-		d.Allow[i] = pk
-	}
-	return nil
-}
+func checkSenders(section string, d *serveSenders) error { return d.Check(section) }
 
 // dmAllowed reports whether from may talk to agent over DMs.
 func (c *ServeCommand) dmAllowed(ctx context.Context, agent, from string) bool {
@@ -168,37 +145,30 @@ func (c *ServeCommand) dmAllowed(ctx context.Context, agent, from string) bool {
 	if c.file != nil {
 		d = c.file.DM
 	}
-	return c.senderAllowed(ctx, d, agent, from, false)
+	return d.Admits(c.agentOwner(agent), from, nil)
 }
 
 // a2aAllowed reports whether the agent from may run agent's capability
-// tools over kind 25910.
+// tools over kind 25910 (its owner's other agents may).
 func (c *ServeCommand) a2aAllowed(ctx context.Context, agent, from string) bool {
 	var d serveSenders
 	if c.file != nil {
 		d = c.file.A2A
 	}
-	return c.senderAllowed(ctx, d, agent, from, true)
+	return d.Admits(c.agentOwner(agent), from, func() string {
+		v, err := relay.VerifyAgent(ctx, c.relay, from) // the NIP-AE link, on the local relay
+		if err != nil || !v.Verified {
+			return ""
+		}
+		return v.Owner
+	})
 }
 
-// senderAllowed applies a "dm"/"a2a" policy to from, a caller of agent:
-// anyone; else the agent's owner, the allowlist (in "allowlist" mode) and,
-// with siblings, agents whose owner link verifies (NIP-AE, on the local
-// relay) to the same owner.
-func (c *ServeCommand) senderAllowed(ctx context.Context, d serveSenders, agent, from string, siblings bool) bool {
-	if d.From == "" || d.From == sendersAnyone {
-		return true
-	}
+// agentOwner is a local agent's owner ("" for none, or no such agent).
+func (c *ServeCommand) agentOwner(agent string) string {
 	a, err := c.daemon.Lookup(agent)
-	switch {
-	case err != nil || a.Owner == "":
-		return false
-	case a.Owner == from, d.From == sendersAllowlist && slices.Contains(d.Allow, from):
-		return true
+	if err != nil {
+		return ""
 	}
-	if !siblings {
-		return false
-	}
-	v, err := relay.VerifyAgent(ctx, c.relay, from)
-	return err == nil && v.Verified && v.Owner == a.Owner
+	return a.Owner
 }
