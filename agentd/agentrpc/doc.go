@@ -20,8 +20,7 @@
 //		Directory: dir, Tasks: taskStore, Consent: owner, Messenger: chat,
 //		Caller: rpcClient, Model: model, Local: d.IsLocal, Keys: d.SecretKey,
 //	})
-//	if err := svc.Start(ctx); err != nil { ... }
-//	defer svc.Close()
+//	go svc.Run(ctx) // resumes stored tasks, runs tasks until ctx ends
 //	mux.Handle("/acp", svc) // POST and WebSocket
 //	rpcServer := nostrrpc.NewServer(nostrrpc.ServerConfig{Handler: svc, ...})
 package agentrpc

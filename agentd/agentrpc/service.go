@@ -216,6 +216,16 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.rpc.ServeHTTP(w, r)
 }
 
+// Run resumes what the task store holds (Start), runs tasks until ctx
+// ends, then stops every task runner and waits for them (Close).
+func (s *Service) Run(ctx context.Context) error {
+	if err := s.Start(ctx); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return s.Close()
+}
+
 // Start resumes what the task store holds from before a restart: tasks
 // waiting for the owner's consent wait again; tasks that were assigned or
 // running fail ("interrupted by a node restart"), since their runner is gone

@@ -27,6 +27,5 @@
 //
 //	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
 //		Agents: localAgents, Keys: agentKey, Status: agentStatus, Publish: rel.Publish})
-//	if err := hb.Start(ctx); err != nil { ... }
-//	defer hb.Close()
+//	go hb.Run(ctx) // beats every Interval until ctx ends
 package directory

@@ -83,12 +83,40 @@ func NewHeartbeater(cfg HeartbeaterConfig) *Heartbeater {
 	return &Heartbeater{cfg: cfg}
 }
 
-// Start checks the config, then beats every Interval in a goroutine (the
-// first round at once) until Close or ctx ends.
-func (h *Heartbeater) Start(ctx context.Context) error {
+// Run checks the config, then beats every Interval (the first round at
+// once) until ctx ends; then it returns nil. It sends no offline beat
+// (Offline does: a restart is not an absence).
+func (h *Heartbeater) Run(ctx context.Context) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	t := time.NewTicker(h.cfg.Interval)
+	defer t.Stop()
+	for {
+		if err := h.Beat(ctx); err != nil && ctx.Err() == nil {
+			h.cfg.Logger.Warn("heartbeat round", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (h *Heartbeater) check() error {
 	c := h.cfg
 	if c.Agents == nil || c.Keys == nil || c.Status == nil || c.Publish == nil {
 		return errors.New("heartbeater: Agents, Keys, Status and Publish are required")
+	}
+	return nil
+}
+
+// Start runs Run in a goroutine until Close or ctx ends (for callers that
+// own no goroutine for it).
+func (h *Heartbeater) Start(ctx context.Context) error {
+	if err := h.check(); err != nil {
+		return err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -96,12 +124,16 @@ func (h *Heartbeater) Start(ctx context.Context) error {
 		return errors.New("heartbeater: already started")
 	}
 	ctx, h.cancel = context.WithCancel(ctx)
-	h.done = make(chan struct{})
-	go h.loop(ctx, h.done)
+	done := make(chan struct{})
+	h.done = done
+	go func() {
+		defer close(done)
+		h.Run(ctx)
+	}()
 	return nil
 }
 
-// Close stops the loop and waits for it. Closing twice is a no-op.
+// Close stops what Start started and waits for it. Closing twice is a no-op.
 func (h *Heartbeater) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -112,23 +144,6 @@ func (h *Heartbeater) Close() error {
 	<-h.done
 	h.done = nil
 	return nil
-}
-
-// loop beats at once, then on every tick.
-func (h *Heartbeater) loop(ctx context.Context, done chan struct{}) {
-	defer close(done)
-	t := time.NewTicker(h.cfg.Interval)
-	defer t.Stop()
-	for {
-		if err := h.Beat(ctx); err != nil && ctx.Err() == nil {
-			h.cfg.Logger.Warn("heartbeat round", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // Beat publishes one heartbeat per local agent now. It returns every

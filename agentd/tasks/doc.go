@@ -14,8 +14,8 @@
 //
 //	st, err := tasks.Open(ctx, tasks.Config{Path: filepath.Join(dataDir, "agents", "tasks.db")})
 //	if err != nil { ... }
-//	st.Start(ctx) // deadline enforcement
 //	defer st.Close()
+//	go st.Run(ctx) // deadline enforcement, until ctx ends
 //	t, err := st.Create(ctx, tasks.Task{Type: "analysis", Requirements: req, Payload: p})
 //	t, err = st.Transition(ctx, t.ID, tasks.StatusAssigned, func(t *tasks.Task) { t.Assignee = agent })
 package tasks

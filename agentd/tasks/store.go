@@ -98,28 +98,15 @@ func randomID() string {
 	return hex.EncodeToString(b)
 }
 
-// Start runs the deadline goroutine: every Interval it expires the tasks
-// whose deadline has passed (ExpireDue). Close, or ctx ending, stops it.
-func (s *Store) Start(ctx context.Context) error {
-	s.loop.Lock()
-	defer s.loop.Unlock()
-	if s.cancel != nil {
-		return ErrAlreadyStarted
-	}
-	ctx, s.cancel = context.WithCancel(ctx)
-	s.wg.Add(1)
-	go s.sweep(ctx)
-	return nil
-}
-
-func (s *Store) sweep(ctx context.Context) {
-	defer s.wg.Done()
+// Run expires the tasks whose deadline has passed (ExpireDue) every
+// Interval until ctx ends; then it returns nil.
+func (s *Store) Run(ctx context.Context) error {
 	tick := time.NewTicker(s.cfg.Interval)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-tick.C:
 			if _, err := s.ExpireDue(ctx); err != nil && ctx.Err() == nil {
 				s.cfg.Logger.Warn("tasks: deadline sweep", "err", err)
@@ -128,7 +115,20 @@ func (s *Store) sweep(ctx context.Context) {
 	}
 }
 
-// Close stops the deadline goroutine, waits for it and closes the file.
+// Start runs Run in a goroutine until Close or ctx ends (for callers that
+// own no goroutine for it).
+func (s *Store) Start(ctx context.Context) error {
+	s.loop.Lock()
+	defer s.loop.Unlock()
+	if s.cancel != nil {
+		return ErrAlreadyStarted
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.wg.Go(func() { s.Run(ctx) })
+	return nil
+}
+
+// Close stops what Start started, waits for it and closes the file.
 // Closing twice is a no-op.
 func (s *Store) Close() error {
 	s.loop.Lock()

@@ -35,10 +35,7 @@ func TestHeartbeat_E2E_StoppedAgentLeavesRanking(t *testing.T) {
 		return time.Since(start) > 6*time.Second
 	})
 
-	beat := b.rt.beating.Swap(nil) // B's heartbeats stop, without an offline beat
-	if err := beat.Close(); err != nil {
-		t.Fatal(err)
-	}
+	b.rt.silence() // B's heartbeats stop, without an offline beat
 	waitFor(t, e2eWait, "B's silent agent to leave A's ranking", func() bool { return !slices.Contains(search(), b.agentPK()) })
 	if !slices.Contains(search(), a.agentPK()) {
 		t.Fatalf("A's own agent left the ranking too: %v", search())

@@ -180,9 +180,9 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Func("state replication", c.asm.sup.Run),
 		lifecycle.Func("agent daemon", c.daemon.Run),
 		lifecycle.Started("directory", c.rt.dir.Start, closeErr(c.rt.dir.Close)),
-		lifecycle.Started("heartbeat", c.startBeats, c.stopBeats),
-		lifecycle.Started("tasks", c.acp.tasks.Start, nil), // its deadline sweep ends with the part; Close closes the store
-		lifecycle.Started("acp", c.acp.svc.Start, closeErr(c.acp.svc.Close)),
+		lifecycle.Func("heartbeat", c.runBeats),
+		lifecycle.Func("task deadlines", c.acp.tasks.Run),
+		lifecycle.Func("acp", c.acp.svc.Run),
 		lifecycle.Func("a2a server", c.rt.rpcSrv.Run),
 		lifecycle.Started("dm", c.rt.dm.Start, c.rt.dm.Close),
 		lifecycle.Func("agent changes", c.followAgents),

@@ -35,29 +35,28 @@ func (c *ServeCommand) openDirectory(_ context.Context, logger *slog.Logger) err
 		Interval: time.Duration(dc.HeartbeatSeconds) * time.Second,
 		Keys:     c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,
 		Logger: logger.With("component", "heartbeat")})
+	c.rt.quiet, c.rt.silence = context.WithCancel(context.Background())
+	c.onClose(func(context.Context) error { c.rt.silence(); return nil })
 	return nil
 }
 
-// startBeats starts the local agents' heartbeats.
-func (c *ServeCommand) startBeats(ctx context.Context) error {
-	if err := c.rt.beat.Start(ctx); err != nil {
+// runBeats beats for the local agents until ctx ends, then sends their
+// offline beat (best effort: peers learn at once that the agents left).
+func (c *ServeCommand) runBeats(ctx context.Context) error {
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.rt.quiet, cancel)()
+	if err := c.rt.beat.Run(bctx); err != nil {
 		return err
 	}
-	c.rt.beating.Store(c.rt.beat)
-	return nil
-}
-
-// stopBeats sends every local agent's offline beat (best effort: peers
-// learn at once that the agents left) and stops the heartbeats.
-func (c *ServeCommand) stopBeats(ctx context.Context) error {
-	beat := c.rt.beating.Swap(nil)
-	if beat == nil { // silenced already
+	<-ctx.Done() // silenced: the part still runs until stopped
+	if c.rt.quiet.Err() != nil {
 		return nil
 	}
-	offCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	_ = beat.Offline(offCtx)
-	cancel()
-	return beat.Close()
+	offCtx, offCancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer offCancel()
+	_ = c.rt.beat.Offline(offCtx)
+	return nil
 }
 
 // agentStatus is what a local agent's heartbeat says: its installed

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
@@ -35,8 +34,10 @@ type serveRuntime struct {
 	dm       *dm.Service
 	dir      *directory.Directory   // the agent directory (serve_directory.go)
 	beat     *directory.Heartbeater // the local agents' 30333 heartbeats
-	// beating is beat while it runs (a test silences it: heartbeat_e2e_test.go).
-	beating atomic.Pointer[directory.Heartbeater]
+	// quiet ends when silence is called: the heartbeats stop without an
+	// offline beat, as when a node dies (heartbeat_e2e_test.go).
+	quiet   context.Context
+	silence context.CancelFunc
 
 	reg     *registry.Registry // capability packages the relay holds (serve_endpoints.go)
 	metrics *metrics.Metrics   // /metrics (serve_metrics.go)
@@ -216,8 +217,8 @@ func (c *ServeCommand) agentsChanged(ctx context.Context) {
 		return
 	}
 	c.rt.lastAgents = fp
-	if beat := c.rt.beating.Load(); beat != nil {
-		if err := beat.Beat(ctx); err != nil {
+	if c.rt.quiet.Err() == nil {
+		if err := c.rt.beat.Beat(ctx); err != nil {
 			slog.Warn("heartbeat after an agent change", "err", err)
 		}
 	}
