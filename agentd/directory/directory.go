@@ -14,8 +14,8 @@ import (
 )
 
 // Directory is the live agent index. Its methods are safe for concurrent
-// use. New starts nothing; Start loads what the Source holds and follows
-// it; Close stops following.
+// use. New starts nothing; Load loads what the Source holds and follows
+// it, Run applies what it follows until ctx ends; Close stops following.
 type Directory struct {
 	cfg   Config
 	log   *slog.Logger
@@ -81,58 +81,81 @@ func (d *Directory) reset() {
 	d.byCap = map[string]map[string]*entry{}
 }
 
-// Start follows the Source (events stored from now on are queued), loads
-// what it already holds, and starts the goroutine that applies the queue.
-// Close stops it; ctx bounds the initial load and the goroutine's life.
-func (d *Directory) Start(ctx context.Context) error {
+// Load follows the Source (events stored from now on are queued for Run)
+// and loads what it already holds. It starts no goroutine; Close stops
+// following.
+func (d *Directory) Load(ctx context.Context) error {
 	d.life.Lock()
 	defer d.life.Unlock()
+	return d.loadLocked(ctx)
+}
+
+func (d *Directory) loadLocked(ctx context.Context) error {
 	if d.cfg.Source == nil {
 		return fmt.Errorf("directory: no source")
 	}
-	if d.done != nil {
+	if d.unhook != nil {
 		return ErrAlreadyStarted
 	}
-	d.unhook = d.cfg.Source.OnStored(d.queue.push)
+	unhook := d.cfg.Source.OnStored(d.queue.push)
 	if err := d.load(ctx); err != nil {
-		d.unhook()
+		unhook()
 		return err
 	}
+	d.unhook = unhook
 	d.log.Info("directory loaded", "agents", d.Stats().Agents)
-	runCtx, cancel := context.WithCancel(ctx)
-	d.cancel, d.done = cancel, make(chan struct{})
-	go d.run(runCtx, d.done)
 	return nil
 }
 
-// Close stops following the Source and waits for the goroutine to end. The
-// index stays readable. Closing twice, or before Start, is a no-op.
-func (d *Directory) Close() error {
-	d.life.Lock()
-	defer d.life.Unlock()
-	if d.done == nil {
-		return nil
-	}
-	d.unhook()
-	d.cancel()
-	<-d.done
-	d.done = nil
-	return nil
-}
-
-// run applies queued events until ctx ends.
-func (d *Directory) run(ctx context.Context, done chan struct{}) {
-	defer close(done)
+// Run applies the events queued since Load until ctx ends; then it returns
+// nil.
+func (d *Directory) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-d.queue.signal:
 			for _, evt := range d.queue.drain() {
 				d.ingest(evt)
 			}
 		}
 	}
+}
+
+// Start is Load, then Run in a goroutine until Close (for callers that own
+// no goroutine for it); ctx bounds the load and the goroutine's life.
+func (d *Directory) Start(ctx context.Context) error {
+	d.life.Lock()
+	defer d.life.Unlock()
+	if err := d.loadLocked(ctx); err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	d.cancel, d.done = cancel, done
+	go func() {
+		defer close(done)
+		d.Run(runCtx)
+	}()
+	return nil
+}
+
+// Close stops following the Source and waits for what Start started. The
+// index stays readable. Closing twice, or before Load, is a no-op.
+func (d *Directory) Close() error {
+	d.life.Lock()
+	defer d.life.Unlock()
+	if d.unhook == nil {
+		return nil
+	}
+	d.unhook()
+	d.unhook = nil
+	if d.done != nil {
+		d.cancel()
+		<-d.done
+		d.cancel, d.done = nil, nil
+	}
+	return nil
 }
 
 // Get returns the agent with hex pubkey (or npub) id.

@@ -20,8 +20,9 @@
 // and the figures are in docs/DIRECTORY.md.
 //
 //	dir := directory.New(directory.Config{Source: rel}) // *relay.Relay: query, OnStored, Publish
-//	if err := dir.Start(ctx); err != nil { ... }
+//	if err := dir.Load(ctx); err != nil { ... } // what the relay holds, then follows it
 //	defer dir.Close()
+//	go dir.Run(ctx) // applies what it follows until ctx ends
 //	agents := dir.Search(directory.Query{Capabilities: []string{"code.review"}, MinScore: 7})
 //	evt, err := dir.Evaluate(ctx, evaluatorSK, agents[0].ID, 9, "thorough review", "")
 //

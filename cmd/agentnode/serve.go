@@ -179,7 +179,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Func("state lifecycle", c.runStateLifecycle),
 		lifecycle.Func("state replication", c.asm.sup.Run),
 		lifecycle.Func("agent daemon", c.daemon.Run),
-		lifecycle.Started("directory", c.rt.dir.Start, closeErr(c.rt.dir.Close)),
+		lifecycle.Func("directory", c.rt.dir.Run),
 		lifecycle.Func("heartbeat", c.runBeats),
 		lifecycle.Func("task deadlines", c.acp.tasks.Run),
 		lifecycle.Func("acp", c.acp.svc.Run),

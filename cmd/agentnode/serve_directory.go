@@ -15,8 +15,9 @@ import (
 const agentCapacity = 4
 
 // openDirectory builds the agent directory (docs/DIRECTORY.md) over the
-// relay and the heartbeater of the local agents. Nothing runs yet.
-func (c *ServeCommand) openDirectory(_ context.Context, logger *slog.Logger) error {
+// relay, loading what the relay holds, and the heartbeater of the local
+// agents. Nothing runs yet.
+func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) error {
 	var allow []string
 	for _, a := range c.trustConfig().Allowlist {
 		if pk, err := events.ParsePubKey(a); err == nil {
@@ -31,6 +32,10 @@ func (c *ServeCommand) openDirectory(_ context.Context, logger *slog.Logger) err
 		HeartbeatTTL: time.Duration(dc.TTLSeconds) * time.Second,
 		Local:        func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
 		Logger:       logger.With("component", "directory")})
+	if err := c.rt.dir.Load(ctx); err != nil {
+		return err
+	}
+	c.onClose(closeErr(c.rt.dir.Close))
 	c.rt.beat = directory.NewHeartbeater(directory.HeartbeaterConfig{Agents: c.agentKeys,
 		Interval: time.Duration(dc.HeartbeatSeconds) * time.Second,
 		Keys:     c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,
