@@ -61,6 +61,8 @@ type Server struct {
 	seen   *seen
 	queue  chan *nostr.Event
 	cancel context.CancelFunc // of Start
+	ready  chan struct{}      // closed once Run subscribed
+	subbed sync.Once
 	wg     sync.WaitGroup
 	once   sync.Once
 }
@@ -82,7 +84,7 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.MaxAge <= 0 {
 		cfg.MaxAge = 5 * time.Minute
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan *nostr.Event, cfg.Queue)}
+	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan *nostr.Event, cfg.Queue), ready: make(chan struct{})}
 }
 
 // Run answers requests until ctx ends: it subscribes to the source, runs
@@ -96,11 +98,16 @@ func (s *Server) Run(ctx context.Context) error {
 		wg.Go(func() { s.work(ctx) })
 	}
 	remove := s.cfg.Source.OnEphemeral(s.offer)
+	s.subbed.Do(func() { close(s.ready) })
 	<-ctx.Done()
 	remove()
 	wg.Wait()
 	return nil
 }
+
+// Ready is closed once Run has subscribed to the source: requests stored
+// from then on are answered.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // Start runs Run in a goroutine until Close (for callers that own no
 // context for it).

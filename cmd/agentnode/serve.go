@@ -170,9 +170,10 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 }
 
 // Serve runs the node's parts until ctx ends or one fails: each starts
-// once the one before it is ready (the HTTP server last, so an agent's DM
-// relay list is out before the first client asks) and they stop in
-// reverse order. A stop during the start is no failure.
+// once the one before it is ready (the HTTP server last, so stored tasks
+// are resumed, the 25910 server listens and an agent's DM relay list is
+// out before the first client asks) and they stop in reverse order. A stop
+// during the start is no failure.
 func (c *ServeCommand) Serve(ctx context.Context) error {
 	err := lifecycle.Run(ctx,
 		lifecycle.Func("peers", c.runPeers),
@@ -182,8 +183,8 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Func("directory", c.rt.dir.Run),
 		lifecycle.Func("heartbeat", c.runBeats),
 		lifecycle.Func("task deadlines", c.acp.tasks.Run),
-		lifecycle.Func("acp", c.acp.svc.Run),
-		lifecycle.Func("a2a server", c.rt.rpcSrv.Run),
+		lifecycle.Started("acp", c.acp.svc.Start, closeErr(c.acp.svc.Close)), // resumes stored tasks before anyone adds one
+		lifecycle.Ready("a2a server", c.rt.rpcSrv.Run, c.rt.rpcSrv.Ready()),
 		lifecycle.Started("dm", c.rt.dm.Start, c.rt.dm.Close),
 		lifecycle.Func("agent changes", c.followAgents),
 		lifecycle.Func("http", c.runHTTP),

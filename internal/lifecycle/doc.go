@@ -4,11 +4,13 @@
 //
 // Every part has the shape the project's components share: a constructor
 // that only builds, and Run(ctx) error that owns the part's goroutines and
-// returns when ctx ends. Parts still built as Start/Close pairs fit through
+// returns when ctx ends (Func). A part the next ones must wait for says so
+// on a channel (Ready); parts still built as Start/Close pairs fit through
 // Started.
 //
 //	err := lifecycle.Run(ctx,
 //		lifecycle.Func("peers", syncer.Run),
+//		lifecycle.Ready("a2a server", srv.Run, srv.Ready()),
 //		lifecycle.Started("dm", svc.Start, svc.Close),
 //		lifecycle.Func("http", serveHTTP),
 //	)

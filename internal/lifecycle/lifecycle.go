@@ -30,6 +30,26 @@ func Func(name string, run func(ctx context.Context) error) Part {
 	}}
 }
 
+// Ready is a part whose run closes ready once the parts after it may start
+// (it subscribed, it loaded); the next part waits for that, or for run to
+// fail.
+func Ready(name string, run func(ctx context.Context) error, ready <-chan struct{}) Part {
+	return Part{name: name, run: func(ctx context.Context, signal func()) error {
+		ended := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			select {
+			case <-ready:
+				signal()
+			case <-ended:
+			}
+		})
+		defer wg.Wait()
+		defer close(ended)
+		return run(ctx)
+	}}
+}
+
 // Started is a part built as a Start/Close pair: start runs first (the
 // next part waits for it), stop runs when the part is stopped, with a
 // fresh context bounded by StopTimeout. Either may be nil.

@@ -124,3 +124,35 @@ func TestRun_returningEarlyIsAFailure(t *testing.T) {
 		}
 	})
 }
+
+func TestRun_readyPartHoldsTheNext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		j := &journal{}
+		ready := make(chan struct{})
+		subscribed := make(chan struct{})
+		slow := lifecycle.Ready("b", func(ctx context.Context) error {
+			<-subscribed
+			j.add("ready b")
+			close(ready)
+			<-ctx.Done()
+			return nil
+		}, ready)
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() { errc <- lifecycle.Run(ctx, waiter(j, "a"), slow, waiter(j, "c")) }()
+		synctest.Wait()
+		if got := j.lines(); !slices.Equal(got, []string{"run a"}) {
+			t.Fatalf("before b is ready: %q", got)
+		}
+		close(subscribed)
+		synctest.Wait()
+		cancel()
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"run a", "ready b", "run c", "stop c", "stop a"}
+		if got := j.lines(); !slices.Equal(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+}
