@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/agentnode/agentnode/relay"
 )
@@ -28,13 +29,8 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 type key struct{ sk, pk string }
 
 func newKey(t testing.TB) key {
-	t.Helper()
-	sk := nostr.GeneratePrivateKey()
-	pk, err := nostr.GetPublicKey(sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key{sk, pk}
+	k := testkit.NewKey(t)
+	return key{k.SK, k.PK}
 }
 
 // node is a real relay and a daemon over one data directory.
@@ -227,11 +223,5 @@ func inPrompt(eff lessons.Effective, id string) bool {
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, 5*time.Second, what, cond)
 }

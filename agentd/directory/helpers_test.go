@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -75,13 +76,8 @@ func newEnv(t testing.TB) testEnv { return testEnv{rel: openRelay(t), clk: newCl
 type key struct{ sk, pk string }
 
 func newKey(t testing.TB) key {
-	t.Helper()
-	sk := nostr.GeneratePrivateKey()
-	pk, err := nostr.GetPublicKey(sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key{sk, pk}
+	k := testkit.NewKey(t)
+	return key{k.SK, k.PK}
 }
 
 // publish signs tmpl with k at created_at and publishes it to rel.
@@ -127,15 +123,7 @@ func beat(t testing.TB, rel *relay.Relay, agent key, at time.Time, s directory.S
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		<-tick.C
-	}
+	testkit.WaitFor(t, 5*time.Second, what, cond)
 }
 
 // agentWhere polls until d lists id and ok(agent) holds, and returns it.

@@ -19,6 +19,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
 	"github.com/agentnode/agentnode/agentd/state/replicate"
 	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -227,13 +228,7 @@ func (l *listener) got() []*nostr.Event {
 // waitFor polls cond until it holds or testWait passes.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, testWait, what, cond)
 }
 
 func callCtx(t *testing.T) context.Context {

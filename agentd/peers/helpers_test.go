@@ -15,6 +15,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/peers"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -142,15 +143,7 @@ func runFor(tb testing.TB, s *peers.Syncer) (stop func()) {
 // eventually polls cond until it holds or the deadline passes.
 func eventually(tb testing.TB, within time.Duration, what string, cond func() bool) {
 	tb.Helper()
-	deadline := time.Now().Add(within)
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("not within %v: %s", within, what)
-		}
-		<-tick.C
-	}
+	testkit.WaitFor(tb, within, what, cond)
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -164,12 +157,8 @@ func testLogger(t *testing.T) *slog.Logger {
 type key struct{ sk, pk string }
 
 func newKey(tb testing.TB) key {
-	sk := nostr.GeneratePrivateKey()
-	pk, err := nostr.GetPublicKey(sk)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return key{sk, pk}
+	k := testkit.NewKey(tb)
+	return key{k.SK, k.PK}
 }
 
 func sign(tb testing.TB, k key, evt *nostr.Event) *nostr.Event {

@@ -14,6 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -98,13 +99,8 @@ func (n *testNode) publishDirect(t *testing.T, evt *nostr.Event) {
 
 // newKey returns a fresh secret key and its public key, both hex.
 func newKey(t *testing.T) (sk, pk string) {
-	t.Helper()
-	sk = nostr.GeneratePrivateKey()
-	pk, err := nostr.GetPublicKey(sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sk, pk
+	k := testkit.NewKey(t)
+	return k.SK, k.PK
 }
 
 // signed builds and signs an event of kind with tags and content.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/state"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 const (
@@ -173,11 +174,5 @@ func stateDoc(t *testing.T, n *servedNode, c state.Caller) map[string]any {
 
 func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.WaitFor(t, d, what, cond)
 }

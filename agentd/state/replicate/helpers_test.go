@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/agentd/state/replicate"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -238,13 +239,7 @@ func (n *node) update(c state.Caller, uri, id, patch string) {
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, d, what, cond)
 }
 
 func object(t *testing.T, raw string) map[string]any {

@@ -1,0 +1,31 @@
+package testkit_test
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/testkit"
+)
+
+func TestNewKey(t *testing.T) {
+	k := testkit.NewKey(t)
+	if pk, err := nostr.GetPublicKey(k.SK); err != nil || pk != k.PK {
+		t.Fatalf("NewKey = %+v: the pubkey of SK is %s (%v)", k, pk, err)
+	}
+	if testkit.NewKey(t) == k {
+		t.Error("two NewKey calls gave the same key")
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		testkit.WaitFor(t, time.Second, "100 ms", func() bool { return time.Since(start) >= 100*time.Millisecond })
+		if took := time.Since(start); took < 100*time.Millisecond || took > 100*time.Millisecond+testkit.MaxPoll {
+			t.Errorf("WaitFor returned after %v, want 100 ms (+ at most MaxPoll)", took)
+		}
+	})
+}
