@@ -13,9 +13,9 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"github.com/agentnode/agentnode/agentd/state/replicate"
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/bindings"
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // ClientConfig wires a Client.
@@ -36,7 +36,7 @@ type Client struct {
 	cfg ClientConfig
 
 	mu     sync.Mutex
-	conns  map[string]*replicate.WSRelay // url + " " + agent
+	conns  map[string]*relayclient.Relay // url + " " + agent
 	closed bool
 }
 
@@ -48,7 +48,7 @@ func NewClient(cfg ClientConfig) *Client {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Client{cfg: cfg, conns: map[string]*replicate.WSRelay{}}
+	return &Client{cfg: cfg, conns: map[string]*relayclient.Relay{}}
 }
 
 // Close closes every connection.
@@ -56,7 +56,7 @@ func (c *Client) Close() error {
 	c.mu.Lock()
 	c.closed = true
 	conns := c.conns
-	c.conns = map[string]*replicate.WSRelay{}
+	c.conns = map[string]*relayclient.Relay{}
 	c.mu.Unlock()
 	var errs []error
 	for _, w := range conns {
@@ -121,13 +121,13 @@ func (c *Client) roundTrip(ctx context.Context, from, sk, target string, evt *no
 
 // subOutcome is how one relay's reply subscription started.
 type subOutcome struct {
-	w   *replicate.WSRelay
+	w   *relayclient.Relay
 	err error // nil: live (EOSE seen)
 }
 
 // subscribeAll opens the reply subscription on every relay and returns
 // those on which it is live. The subscriptions end with ctx; wg waits for them.
-func (c *Client) subscribeAll(ctx context.Context, wg *sync.WaitGroup, from, sk string, f nostr.Filter, replies chan<- *nostr.Event) ([]*replicate.WSRelay, error) {
+func (c *Client) subscribeAll(ctx context.Context, wg *sync.WaitGroup, from, sk string, f nostr.Filter, replies chan<- *nostr.Event) ([]*relayclient.Relay, error) {
 	results := make(chan subOutcome, len(c.cfg.Relays))
 	for _, url := range c.cfg.Relays {
 		w, err := c.conn(url, from, sk)
@@ -152,9 +152,9 @@ func (c *Client) subscribeAll(ctx context.Context, wg *sync.WaitGroup, from, sk 
 
 // collectReady waits for n outcomes and returns the live relays; none
 // live is ErrNoRelay with every relay's reason.
-func collectReady(ctx context.Context, results <-chan subOutcome, n int) ([]*replicate.WSRelay, error) {
+func collectReady(ctx context.Context, results <-chan subOutcome, n int) ([]*relayclient.Relay, error) {
 	var (
-		ready []*replicate.WSRelay
+		ready []*relayclient.Relay
 		errs  []error
 	)
 	for range n {
@@ -176,7 +176,7 @@ func collectReady(ctx context.Context, results <-chan subOutcome, n int) ([]*rep
 }
 
 // publishAll sends evt to every live relay; one acceptance is enough.
-func publishAll(ctx context.Context, relays []*replicate.WSRelay, evt *nostr.Event) error {
+func publishAll(ctx context.Context, relays []*relayclient.Relay, evt *nostr.Event) error {
 	var errs []error
 	for _, w := range relays {
 		if err := w.Publish(ctx, evt); err != nil {
@@ -247,7 +247,7 @@ func timeoutError(ctx context.Context, target, method string) error {
 }
 
 // conn returns the connection to url as agent, creating it on first use.
-func (c *Client) conn(url, agent, sk string) (*replicate.WSRelay, error) {
+func (c *Client) conn(url, agent, sk string) (*relayclient.Relay, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -256,7 +256,7 @@ func (c *Client) conn(url, agent, sk string) (*replicate.WSRelay, error) {
 	k := url + " " + agent
 	w := c.conns[k]
 	if w == nil {
-		w = replicate.NewWSRelay(url, sk, c.cfg.Logger)
+		w = relayclient.New(url, sk, c.cfg.Logger)
 		c.conns[k] = w
 	}
 	return w, nil

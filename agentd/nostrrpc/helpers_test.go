@@ -17,8 +17,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
-	"github.com/agentnode/agentnode/agentd/state/replicate"
 	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
@@ -186,7 +186,7 @@ func (c *capture) all() []*nostr.Event {
 
 // listener is a websocket subscription as some key, collecting events.
 type listener struct {
-	w      *replicate.WSRelay
+	w      *relayclient.Relay
 	mu     sync.Mutex
 	evts   []*nostr.Event
 	cancel context.CancelFunc
@@ -196,7 +196,7 @@ type listener struct {
 // listen subscribes to f on url as k and returns once the subscription is live.
 func listen(t *testing.T, url string, k key, f nostr.Filter) *listener {
 	t.Helper()
-	w := replicate.NewWSRelay(url, k.sk, quietLogger(t))
+	w := relayclient.New(url, k.sk, quietLogger(t))
 	t.Cleanup(func() { w.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &listener{w: w, cancel: cancel, done: make(chan error, 1)}

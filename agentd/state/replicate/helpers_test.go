@@ -177,7 +177,7 @@ func startNode(t *testing.T, nc nodeConfig) *node {
 	for _, tr := range nc.relays {
 		ws := replicate.NewWSRelay(tr.URL, nc.agent.sk, quietLogger(t))
 		t.Cleanup(func() { ws.Close() })
-		l := ws.Link()
+		l := replicate.WSLink(ws)
 		if nc.wrap != nil {
 			l = nc.wrap(l)
 		}

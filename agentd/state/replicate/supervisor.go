@@ -162,7 +162,7 @@ func (s *Supervisor) start(ctx context.Context, agent, owner string) (*supervise
 	for _, p := range uniq(s.cfg.Peers) {
 		w := NewWSRelay(p, sk, s.log)
 		ws = append(ws, w)
-		links = append(links, w.Link())
+		links = append(links, WSLink(w))
 	}
 	cfg := s.cfg.Template
 	cfg.SecretKey, cfg.Owner, cfg.Links = sk, owner, links

@@ -1,4 +1,4 @@
-package replicate
+package relayclient
 
 import (
 	"bytes"
@@ -19,11 +19,14 @@ import (
 // wsConn is one websocket connection to a relay, speaking NIP-01 and
 // NIP-42 over go-nostr's Connection and envelopes.
 //
-// It replaces go-nostr's Relay client, whose v0.51.8 writer goroutine
-// dereferences a Connection that its close path sets to nil (a panic in a
-// library goroutine when a connection drops during a write; fixed
-// upstream in nbd-wtf/go-nostr#183, after the pinned version), and whose
-// Publish reports success when the connection drops before the OK.
+// It replaces go-nostr's Relay client. In v0.51.8 its writer goroutine
+// dereferenced a Connection that its close path sets to nil (a panic in a
+// library goroutine when a connection drops during a write;
+// nbd-wtf/go-nostr#183). In the pinned v0.52.3 that goroutine still sets
+// Relay.Connection to nil while close reads it (relay.go:175 against
+// relay.go:576: the race detector reports it in every package whose tests
+// dial with go-nostr's client), and Publish reports success when the
+// connection drops before the OK.
 //
 // One reader goroutine per connection dispatches the relay's messages and
 // one pings the relay (a silently dead connection is noticed); both end
@@ -56,7 +59,7 @@ type wsSub struct {
 func dialWS(ctx context.Context, url string, onNotice func(string)) (*wsConn, error) {
 	conn, err := nostr.NewConnection(ctx, url, nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("replicate: connect %s: %w", url, err)
+		return nil, fmt.Errorf("relayclient: connect %s: %w", url, err)
 	}
 	c := &wsConn{url: nostr.NormalizeURL(url), conn: conn,
 		subs: map[string]*wsSub{}, oks: map[string]chan nostr.OKEnvelope{}}
@@ -239,7 +242,7 @@ func (c *wsConn) auth(ctx context.Context, sk string) error {
 	chal := c.chal
 	c.mu.Unlock()
 	if chal == "" {
-		return fmt.Errorf("replicate: %s asked for AUTH but sent no challenge", c.url)
+		return fmt.Errorf("relayclient: %s asked for AUTH but sent no challenge", c.url)
 	}
 	pk, err := nostr.GetPublicKey(sk)
 	if err != nil {
