@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 
 	"github.com/fiatjaf/eventstore"
@@ -39,6 +40,9 @@ type ingester struct {
 	started bool // set by store.startIngest, before any op
 	stop    chan struct{}
 	wg      sync.WaitGroup
+
+	log     *slog.Logger
+	refused int // ops of the failed commits since the last good one (writer goroutine only)
 }
 
 // pendingOp is one submitted op and the channel that says it is done.
@@ -47,9 +51,9 @@ type pendingOp struct {
 	done chan struct{}
 }
 
-func newIngester(w *lmdbw.Writer, search *searchIndex) *ingester {
+func newIngester(w *lmdbw.Writer, search *searchIndex, log *slog.Logger) *ingester {
 	return &ingester{commit: w.Commit, search: search, in: make(chan *pendingOp, maxIngestBatch),
-		out: make(chan []*pendingOp, 64), stop: make(chan struct{}), announce: func(*nostr.Event) {}}
+		out: make(chan []*pendingOp, 64), stop: make(chan struct{}), announce: func(*nostr.Event) {}, log: log}
 }
 
 // start runs the writer and the announcer until close.
@@ -98,9 +102,25 @@ func (g *ingester) writeLoop() {
 		for i, p := range batch {
 			ops[i] = &p.op
 		}
-		g.commit(ops) // a failed commit marks every op Failed
+		g.report(g.commit(ops), len(ops)) // a failed commit marks every op Failed
 		g.indexSearch(ops)
 		g.out <- batch
+	}
+}
+
+// report logs the first failed commit of a run of failures (a full disk
+// fails every batch until space returns) and the first good commit after
+// it. A failed commit leaves nothing behind: the next batch tries afresh.
+func (g *ingester) report(err error, n int) {
+	switch {
+	case err != nil && g.refused == 0:
+		g.log.Error("writes refused until the next commit succeeds", "err", err)
+		g.refused += n
+	case err != nil:
+		g.refused += n
+	case g.refused > 0:
+		g.log.Info("writes resumed", "refused", g.refused)
+		g.refused = 0
 	}
 }
 
