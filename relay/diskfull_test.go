@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/relay/internal/lmdbw"
 )
 
 // diskFullRefusal is the start of the OK false message for a full disk.
@@ -22,7 +25,8 @@ const diskFullRefusal = "error: disk full"
 // TestDiskFull_RefusesThenRecovers runs the relay on a filesystem of a
 // few MiB, fills it, and checks that a publish that cannot be made durable
 // is answered OK false "error: disk full ..." while the relay keeps
-// serving reads (queries and search) and does not spin; that a restart on
+// serving reads (queries and search) and does not spin; that a new relay
+// cannot be created there (an error, not a crash); that a restart on
 // the still-full disk opens, survives its first write and refuses it the
 // same way; that writes resume by themselves once space is freed; and
 // that after a restart every event that got OK true is stored and
@@ -55,6 +59,7 @@ func TestDiskFull_RefusesThenRecovers(t *testing.T) {
 	t.Logf("disk full after %d events acknowledged: %v", len(acked), refused)
 	checkServed(t, tr, c, pk, word, acked)
 	checkIdle(t)
+	checkFreshRefused(t, filepath.Join(fs, "fresh"))
 
 	tr.close()
 	tr = openTestRelay(t, data, Limits{})
@@ -87,6 +92,20 @@ func checkIdle(t *testing.T) {
 	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
 	if cpu > 250*time.Millisecond {
 		t.Fatalf("idle on a full disk, the process used %v of CPU in 1 s", cpu)
+	}
+}
+
+// checkFreshRefused checks that a relay cannot be created on the full
+// disk, and says so with an error instead of a crash.
+func checkFreshRefused(t *testing.T, dir string) {
+	t.Helper()
+	r, err := Open(context.Background(), Config{DataDir: dir})
+	if err == nil {
+		r.Close(context.Background())
+		t.Fatal("a new relay opened on a full disk")
+	}
+	if !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, lmdbw.ErrDiskFull) {
+		t.Fatalf("opening a new relay on a full disk: %v, want a disk-full error", err)
 	}
 }
 
@@ -141,7 +160,7 @@ func without(want, got []string) []string {
 	return out
 }
 
-// fill writes path until the filesystem reports ENOSPC.
+// fill writes path until the filesystem has no room for a single byte.
 func fill(t *testing.T, path string) {
 	t.Helper()
 	f, err := os.Create(path)
@@ -150,17 +169,14 @@ func fill(t *testing.T, path string) {
 	}
 	defer f.Close()
 	chunk := make([]byte, 64<<10)
-	for {
-		if _, err = f.Write(chunk); err != nil {
-			break
+	for size := len(chunk); size > 0; {
+		_, err := f.Write(chunk[:size])
+		switch {
+		case errors.Is(err, syscall.ENOSPC):
+			size /= 2
+		case err != nil:
+			t.Fatalf("filling the filesystem: %v", err)
 		}
-	}
-	for len(chunk) > 1 && errors.Is(err, syscall.ENOSPC) {
-		chunk = chunk[:len(chunk)/2]
-		_, err = f.Write(chunk)
-	}
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the filesystem: %v", err)
 	}
 	f.Sync()
 }
@@ -209,4 +225,21 @@ func run(name string, args ...string) error {
 		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// TestFailedResult pins the answers to a batch the writer could not commit.
+func TestFailedResult(t *testing.T) {
+	evt := &nostr.Event{ID: hexID(1)}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("lmdbw: commit batch of 3: %w: mdb_txn_commit: no space left on device", lmdbw.ErrDiskFull), "error: disk full, event not stored"},
+		{fmt.Errorf("lmdbw: commit batch of 3: %w: mdb_put: MDB_MAP_FULL", lmdbw.ErrMapFull), "error: store full, event not stored"},
+		{errors.New("lmdbw: commit batch of 3: mdb_txn_commit: input/output error"), "error: event not stored"},
+	} {
+		if got := failedResult(tc.err, evt, slog.New(slog.DiscardHandler)); got == nil || got.Error() != tc.want {
+			t.Errorf("failedResult(%v) = %v, want %q", tc.err, got, tc.want)
+		}
+	}
 }
