@@ -5,6 +5,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"syscall"
 	"testing"
 
 	eslmdb "github.com/fiatjaf/eventstore/lmdb"
@@ -14,13 +15,14 @@ import (
 // BenchmarkCommit measures one durable (synced) batch commit of small
 // events, in the environment as eventstore opens it (MDB_WRITEMAP) and as
 // Init opens it (pages written with pwrite at commit), on the disk under
-// $LMDBW_BENCH_DIR (default: the test's temporary directory). One op is
-// one batch: ns/op is the cost of a commit of that many events.
+// $LMDBW_BENCH_DIR (default: the system's temporary directory). One op is
+// one batch: ns/op is the cost of a commit of that many events; cpu-µs/event
+// is the process's user+system CPU (the event generation included).
 //
 //	go test -tags libsecp256k1 ./relay/internal/lmdbw -run '^$' -bench Commit -count 6
 func BenchmarkCommit(b *testing.B) {
 	for _, mode := range []string{"writemap", "pwrite"} {
-		for _, batch := range []int{1, 64, 1024} {
+		for _, batch := range []int{1, 64, 256, 1024} {
 			b.Run(fmt.Sprintf("%s/batch=%d", mode, batch), func(b *testing.B) {
 				benchCommit(b, mode == "writemap", batch)
 			})
@@ -57,6 +59,8 @@ func benchCommit(b *testing.B, writeMap bool, batch int) {
 			Tags: nostr.Tags{{"title", "lesson"}, {"e", fmt.Sprintf("%064x", i)}}, Content: "a lesson of a few words"}
 		pool[i].Sign(sk)
 	}
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		ops := make([]*Op, batch)
@@ -69,5 +73,9 @@ func benchCommit(b *testing.B, writeMap bool, batch int) {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	cpu := after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano()
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(cpu)/1e3/float64(b.N*batch), "cpu-µs/event")
 }
