@@ -172,6 +172,9 @@ func (ts *toolset) callBinding(ctx context.Context, name string, args json.RawMe
 	if !ok {
 		return nil, capabilities.Errorf(capabilities.CodeNotFound, "no binding for tool %q", name)
 	}
+	if !b.Callable() {
+		return nil, capabilities.Errorf(capabilities.CodeNotFound, "tool %q: binding type %q is not one this node runs (the package was accepted, the tool is not callable)", name, b.Type)
+	}
 	if ts.d.cfg.Bindings == nil {
 		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "this node runs no tool bindings (%s)", b.Type)
 	}

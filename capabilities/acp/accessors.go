@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -74,4 +75,31 @@ func (p *Package) Matches(text string) bool {
 		}
 	}
 	return false
+}
+
+// NotCallable lists the declared tools the runtime cannot run, each as
+// "name: reason": not built in and unbound, or bound with a type it does
+// not run. They stay listed; calling one is an error.
+func (p *Package) NotCallable() []string {
+	var out []string
+	for _, name := range p.ToolNames() {
+		b, bound := p.Bindings[name]
+		switch {
+		case IsBuiltin(name):
+		case !bound:
+			out = append(out, name+": no binding")
+		case !b.Callable():
+			out = append(out, fmt.Sprintf("%s: binding type %q is not run here", name, b.Type))
+		}
+	}
+	return out
+}
+
+// WarningStrings renders Warnings one per string.
+func (p *Package) WarningStrings() []string {
+	var out []string
+	for _, w := range p.Warnings {
+		out = append(out, w.String())
+	}
+	return out
 }
