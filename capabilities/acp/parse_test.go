@@ -117,6 +117,9 @@ func TestTrigger_Match(t *testing.T) {
 	if !p.Matches("do I need an UMBRELLA?") || p.Matches("forecast") || p.Matches("0xabc") {
 		t.Error("keyword triggers match case-insensitively; embedding triggers never match")
 	}
+	if p.Matches("an umbrellastand") || !p.Matches("umbrella, please") {
+		t.Error("keyword triggers match whole words (as the router does)")
+	}
 }
 
 // Every mutation is refused with a problem at the right line and field.
