@@ -9,6 +9,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/llm"
+	"github.com/agentnode/agentnode/capabilities/router"
 )
 
 // CapSource is the daemon as a CAP source (capabilities/cap): an agent's
@@ -86,7 +87,7 @@ func (s capSource) runSkill(ctx context.Context, agent, capID string, input json
 	if err != nil {
 		return nil, capError(err)
 	}
-	res, err := s.d.turn(ctx, a, "", capID, in.Message)
+	res, err := s.d.turn(ctx, a, "", router.Decision{Capability: capID, Message: in.Message})
 	if errors.Is(err, llm.ErrNoModel) {
 		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "no model is configured on this node: a skill needs one")
 	}

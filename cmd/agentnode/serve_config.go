@@ -46,6 +46,7 @@ type serveFile struct {
 	Directory serveDirectory `json:"directory"`
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
+	Routing   serveRouting   `json:"-"` // "models", "router": serve_config_models.go
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -54,7 +55,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "models", "router"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
