@@ -215,6 +215,14 @@ func RunnerBindings(r *bindings.Runner) BindingCaller { return runnerBindings{r}
 
 type runnerBindings struct{ r *bindings.Runner }
 
+// OutputSchema is the MCP tool's outputSchema for an mcp_service binding.
+func (rb runnerBindings) OutputSchema(ctx context.Context, b acp.Binding) (json.RawMessage, error) {
+	if b.Type != acp.BindMCPService {
+		return nil, nil
+	}
+	return rb.r.MCPOutputSchema(ctx, b.ServiceURI, b.MCPAction)
+}
+
 func (rb runnerBindings) CallBinding(ctx context.Context, agent, tool string, b acp.Binding, args json.RawMessage) (json.RawMessage, error) {
 	return rb.r.Call(ctx, bindings.Call{Agent: agent, Tool: tool, Binding: b, Args: args})
 }

@@ -97,6 +97,11 @@ type Function struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// OutputSchema is the JSON Schema of the tool's result, when the
+	// package declares one (function.output_schema, or outputSchema as
+	// MCP spells it), with {$ref: "#/schema"} inlined. CAP describe and
+	// MCP tools/list advertise it; every result is checked against it.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
 
 // Binding says how the runtime executes a tool that is not built in.
