@@ -11,6 +11,7 @@ import (
 	"github.com/multiformats/go-multibase"
 
 	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/events"
 )
 
 // RFC 8032 §7.1 test 1: the Ed25519 seed and its public key.
@@ -147,4 +148,24 @@ func mustHex(t testing.TB, s string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A package signed in the DID-key form with the author's secp256k1 key is
+// published as that author's kind-30199 event and read back; an Ed25519
+// signer is not the event's Nostr author: FromEvent refuses the mismatch,
+// and the relay's own check of the content accepts both.
+func TestFromEvent_DIDKeySigned(t *testing.T) {
+	signed := mustSignAs(t, weather(t), skAlice, acp.SigFormDIDKey)
+	evt := signEvent(t, skAlice, acp.EventTemplate(mustParse(t, signed)))
+	if err := events.ValidateCapability(evt); err != nil {
+		t.Fatalf("the relay's check: %v", err)
+	}
+	if _, err := acp.FromEvent(evt, acp.Options{}); err != nil {
+		t.Fatalf("FromEvent: %v", err)
+	}
+	ed := mustSignAs(t, weather(t), edSeed, acp.SigFormDIDKeyEd25519)
+	evt = signEvent(t, skAlice, acp.EventTemplate(mustParse(t, ed)))
+	if _, err := acp.FromEvent(evt, acp.Options{}); !errors.Is(err, acp.ErrEventMismatch) {
+		t.Errorf("Ed25519-signed file in alice's event: %v", err)
+	}
 }
