@@ -1,14 +1,24 @@
 # Build: docker compose build (not run in this project's CI: no engine here).
+# VERSION is stamped into the binary (agentnode version, NIP-11, /metrics):
+#   docker build --build-arg VERSION=$(git describe --tags --always --dirty) .
 FROM golang:1.26-bookworm AS build
+ARG VERSION=dev
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=1 go build -tags libsecp256k1 -o /out/agentnode ./cmd/agentnode
+RUN CGO_ENABLED=1 go build -tags libsecp256k1 -ldflags "-X main.Version=${VERSION}" -o /out/agentnode ./cmd/agentnode
 
 FROM debian:bookworm-slim
+# ca-certificates: wss:// peers and HTTPS models and bindings verify TLS;
+# curl: the health check.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates curl \
+ && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/agentnode /usr/local/bin/agentnode
 VOLUME /data
 EXPOSE 7447
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["curl", "-fsS", "-o", "/dev/null", "http://127.0.0.1:7447/healthz"]
 ENTRYPOINT ["/usr/local/bin/agentnode"]
 CMD ["serve", "--listen", "0.0.0.0:7447", "--data", "/data"]

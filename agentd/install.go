@@ -99,7 +99,7 @@ func (d *Daemon) create(ctx context.Context, def *events.Definition, owner, name
 	}
 	a := Agent{PubKey: pk, Name: name, Owner: owner, DefinitionID: def.ID, DefinitionKey: def.Key(),
 		InstalledFrom: def.ID, Nudges: []string{}, InstalledAt: now(), AutoUpgrade: auto}
-	profile, err := d.publishProfile(ctx, a)
+	profile, err := d.publishProfile(ctx, a, def)
 	if err == nil {
 		err = d.reg.put(a)
 	}
@@ -109,10 +109,10 @@ func (d *Daemon) create(ctx context.Context, def *events.Definition, owner, name
 	return a, profile, nil
 }
 
-// publishProfile signs and publishes a's kind 0, stamped after any
-// profile the store already holds for it.
-func (d *Daemon) publishProfile(ctx context.Context, a Agent) (*nostr.Event, error) {
-	p := events.Profile{Bot: true, DefinitionID: a.DefinitionID, Owner: a.Owner, Name: a.Name}
+// publishProfile signs and publishes a's kind 0 (running def), stamped
+// after any profile the store already holds for it.
+func (d *Daemon) publishProfile(ctx context.Context, a Agent, def *events.Definition) (*nostr.Event, error) {
+	p := events.Profile{Bot: true, DefinitionID: a.DefinitionID, Owner: a.Owner, Name: a.Name, Metadata: profileMetadata(def)}
 	tmpl := p.Template()
 	at, err := d.nextProfileTime(ctx, a.PubKey)
 	if err != nil {
@@ -120,6 +120,30 @@ func (d *Daemon) publishProfile(ctx context.Context, a Agent) (*nostr.Event, err
 	}
 	tmpl.CreatedAt = at
 	return d.signAndPublish(ctx, a.PubKey, tmpl)
+}
+
+// maxAbout bounds the profile's about, in runes.
+const maxAbout = 280
+
+// profileMetadata is what clients show of an agent besides its name
+// (NIP-01 / NIP-24 kind 0 fields): about (the definition's description,
+// else its role), picture (its image) and bot: true.
+func profileMetadata(def *events.Definition) map[string]any {
+	meta := map[string]any{"bot": true}
+	about := def.Description
+	if about == "" {
+		about = def.Role
+	}
+	if r := []rune(strings.TrimSpace(about)); len(r) > maxAbout {
+		about = string(r[:maxAbout-1]) + "…"
+	}
+	if about != "" {
+		meta["about"] = strings.TrimSpace(about)
+	}
+	if def.Image != "" {
+		meta["picture"] = def.Image
+	}
+	return meta
 }
 
 // nextProfileTime is now, or one second past the stored profile: of two

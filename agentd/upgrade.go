@@ -66,7 +66,7 @@ func (d *Daemon) upgrade(ctx context.Context, a Agent, to string) (UpgradePlan, 
 	}
 	next := a.clone()
 	next.DefinitionID, next.UpgradedAt = target.ID, now()
-	if _, err := d.publishProfile(ctx, next); err != nil {
+	if _, err := d.publishProfile(ctx, next, target); err != nil {
 		return plan, err
 	}
 	if err := d.reg.put(next); err != nil {

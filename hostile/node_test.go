@@ -30,7 +30,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "agentnode")
-	cmd := exec.Command("go", "build", "-tags", "libsecp256k1", "-o", binary, "../cmd/agentnode")
+	args := []string{"build", "-tags", "libsecp256k1", "-o", binary}
+	if os.Getenv("HOSTILE_RACE") != "" { // HOSTILE_RACE=1: the node under attack is built with -race
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "../cmd/agentnode")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build ../cmd/agentnode: %v\n%s", err, out)
 		os.Exit(1)
@@ -109,6 +113,9 @@ func startNodeWith(t *testing.T, config map[string]any) *node {
 	t.Cleanup(func() {
 		n.cmd.Process.Kill()
 		<-n.exited
+		if strings.Contains(n.logs.String(), "WARNING: DATA RACE") {
+			t.Error("the node reported a data race (HOSTILE_RACE build)")
+		}
 		if t.Failed() {
 			t.Logf("node output:\n%s", n.logs.String())
 		}

@@ -11,9 +11,12 @@ import (
 type Config struct {
 	// DataDir holds the LMDB environment (events/) and the search index (search/).
 	DataDir string
-	// Name and Description go into the NIP-11 document.
+	// Name, Description, PubKey (the operator's, 64-hex) and Contact go
+	// into the NIP-11 document (SetOperator changes them).
 	Name        string
 	Description string
+	PubKey      string
+	Contact     string
 	// Version is the software version reported by NIP-11.
 	Version string
 	// Limits bound what a client may send; zero fields take DefaultLimits.

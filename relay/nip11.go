@@ -27,6 +27,8 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 	doc := &nip11.RelayInformationDocument{
 		Name:        r.cfg.Name,
 		Description: r.cfg.Description,
+		PubKey:      r.cfg.PubKey,
+		Contact:     r.cfg.Contact,
 		Software:    SoftwareURL,
 		Version:     r.cfg.Version,
 		Limitation: &nip11.RelayLimitationDocument{
@@ -52,6 +54,23 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		doc.AddSupportedNIP(n)
 	}
 	return doc
+}
+
+// Operator is who runs the relay, as the NIP-11 document says it; empty
+// fields keep the defaults (name "agentnode", the stock description, no
+// pubkey, no contact).
+type Operator struct {
+	Name        string
+	Description string
+	PubKey      string // 64-hex
+	Contact     string
+}
+
+// SetOperator sets the operator fields of the NIP-11 document. Call it
+// before serving (it is not synchronised with requests).
+func (r *Relay) SetOperator(op Operator) {
+	r.cfg.Name, r.cfg.Description, r.cfg.PubKey, r.cfg.Contact = op.Name, op.Description, op.PubKey, op.Contact
+	r.khatru.Relay.Info = r.info()
 }
 
 // infoDocument is the NIP-11 document as served: go-nostr's, with the

@@ -31,6 +31,8 @@ type Relay struct {
 
 	slowConsumers atomic.Int64 // connections cut off for not reading
 
+	refused refusalCounts // events the policies refused (refusals.go)
+
 	stored    storedHooks // OnStored listeners
 	ephemeral storedHooks // OnEphemeral listeners (ephemeral.go)
 }
@@ -76,7 +78,7 @@ func (r *Relay) wire() {
 	rl.CountEvents = append(rl.CountEvents, r.countHook)
 	rl.CountEventsHLL = append(rl.CountEventsHLL, r.countHLLHook)
 
-	rl.RejectEvent = append(rl.RejectEvent,
+	rl.RejectEvent = append(rl.RejectEvent, r.refused.counted(
 		policies.EventRateLimiter(lim.EventsPerSecond, lim.EventsBurst, time.Now, r.cfg.TrustedProxies...),
 		policies.RejectOversizedByKind(lim.MaxContentBytes, lim.MaxEventTags, policies.AgentTagValueLimits(lim.MaxTagValueBytes)),
 		policies.RejectFarFuture(lim.MaxFutureSkew, nostr.Now),
@@ -88,7 +90,7 @@ func (r *Relay) wire() {
 		// deletion committed in the same batch counts too; the rule is
 		// policies.RejectDeleted's.
 		policies.GuardCapabilities(r),
-	)
+	)...)
 	rl.RejectFilter = append(rl.RejectFilter, policies.RequireAuthForKinds(restricted))
 	rl.RejectCountFilter = append(rl.RejectCountFilter, policies.RestrictCount(restricted))
 	rl.PreventBroadcast = append(rl.PreventBroadcast, policies.PreventRestrictedBroadcast(restricted))
@@ -206,6 +208,7 @@ func (r *Relay) Close(ctx context.Context) error {
 	}
 	r.connMu.Unlock()
 	r.waitForDisconnects(ctx)
+	r.khatru.Relay.Stop()
 	err := r.store.close()
 	r.log.Info("relay closed", "data", r.cfg.DataDir)
 	return err

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/fiatjaf/eventstore/lmdb"
@@ -32,6 +33,7 @@ type store struct {
 	ingest *ingester // the single writer: every save, replace and delete
 	limits Limits
 	log    *slog.Logger
+	lock   *dirLock // the data directory's (lock.go)
 
 	mu       sync.RWMutex
 	closed   bool
@@ -39,6 +41,21 @@ type store struct {
 }
 
 func openStore(ctx context.Context, dataDir string, limits Limits, log *slog.Logger) (*store, error) {
+	lock, err := lockDataDir(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openLocked(ctx, dataDir, limits, log)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+// openLocked opens the stores of a locked data directory.
+func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Logger) (*store, error) {
 	events := &lmdb.LMDBBackend{
 		Path: filepath.Join(dataDir, "events"),
 		// The store never chooses a limit by itself: every query arrives with
@@ -127,7 +144,13 @@ func (s *store) close() error {
 		s.ingest.close()
 	}
 	err := s.search.close()
+	// A drained query's read transaction may still be ending (lmdbw.WaitReaders):
+	// closing LMDB under it crashes the process, so a stuck one leaves it open.
+	if ok, werr := lmdbw.WaitReaders(s.events, 5*time.Second); !ok {
+		return errors.Join(err, werr, errors.New("relay: close: LMDB read transactions still open; events left open"))
+	}
 	s.events.Close()
+	s.lock.release()
 	return err
 }
 

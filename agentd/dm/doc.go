@@ -7,9 +7,10 @@
 // anything not addressed to a local agent, asks the Responder for an answer
 // (the conversation is the sender's pubkey) and replies with a NIP-17 kind
 // 14 rumor from the agent — ["p", sender], ["e", <rumor id>] — gift-wrapped
-// to the sender and, as a copy, to the agent itself. Processed wrap ids
-// and a watermark are kept in a small JSON file so that a restart catches
-// up on DMs stored while the node was down and never answers one twice. At
+// to the sender and, as a copy, to the agent itself. Processed wrap ids,
+// replies being published and a watermark are kept in a small JSON file so
+// that a restart catches up on DMs stored while the node was down and
+// answers each exactly once, wherever a stop cut an answer short. At
 // start every local agent's kind 10050 DM relay list names the node's relay.
 // docs/DM.md tells the whole story (clients, dedupe, rate limits, privacy).
 //

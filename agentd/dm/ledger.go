@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -17,11 +18,18 @@ import (
 // ledger remembers which gift wraps were processed, so that neither the
 // live hook and the catch-up together nor a restart answer one twice.
 // Ids are kept for the catch-up window: an older wrap is never looked at.
+//
+// A reply goes through two durable steps: begin records the reply's gift
+// wraps (signed, final ids) as pending before the first is published;
+// mark records the wrap as done once both are stored. A stop or a crash
+// between the two leaves the reply pending, and the next Start publishes
+// the same events again (the relay takes a duplicate silently) instead
+// of asking for a new answer.
 type ledger struct {
 	path   string // "" = memory only
 	window time.Duration
 
-	saveMu sync.Mutex // serialises mark, so the last file written is the newest state
+	saveMu sync.Mutex // serialises saves, so the last file written is the newest state
 	mu     sync.Mutex // guards state; never held during file I/O (has runs in the relay's hook)
 	state  ledgerFile
 }
@@ -32,6 +40,15 @@ type ledgerFile struct {
 	Watermark int64 `json:"watermark"`
 	// Done maps processed wrap ids to their created_at.
 	Done map[string]int64 `json:"done"`
+	// Pending maps wrap ids whose reply may not be published yet to it.
+	Pending map[string]pendingReply `json:"pending,omitempty"`
+}
+
+// pendingReply is a reply prepared for a wrap: its gift wraps in
+// publishing order (to the sender, then the agent's own copy).
+type pendingReply struct {
+	At    int64          `json:"at"` // the answered wrap's created_at
+	Wraps []*nostr.Event `json:"wraps"`
 }
 
 // openLedger reads path (a missing file is an empty ledger).
@@ -56,12 +73,13 @@ func openLedger(path string, window time.Duration) (*ledger, error) {
 	return l, nil
 }
 
-// has reports whether wrap id was processed.
+// has reports whether wrap id was processed or has a pending reply.
 func (l *ledger) has(id string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, ok := l.state.Done[id]
-	return ok
+	_, done := l.state.Done[id]
+	_, pending := l.state.Pending[id]
+	return done || pending
 }
 
 // since is where a catch-up starts: a window before the watermark, or
@@ -76,12 +94,47 @@ func (l *ledger) since(now time.Time) nostr.Timestamp {
 	return nostr.Timestamp(from.Add(-l.window).Unix())
 }
 
-// mark records wrap as processed at now, forgets ids older than the
-// window and saves the file.
-func (l *ledger) mark(wrap *nostr.Event, now time.Time) error {
+// pending returns the replies begun and not yet marked done.
+func (l *ledger) pending() map[string]pendingReply {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.state.Pending)
+}
+
+// begin records reply as pending for wrap and saves the file.
+func (l *ledger) begin(wrap *nostr.Event, reply []*nostr.Event) error {
+	return l.update(func(st *ledgerFile) {
+		if st.Pending == nil {
+			st.Pending = map[string]pendingReply{}
+		}
+		st.Pending[wrap.ID] = pendingReply{At: int64(wrap.CreatedAt), Wraps: reply}
+	})
+}
+
+// mark records wrap id (created at) as processed at now, drops its
+// pending reply, forgets ids older than the window and saves the file.
+func (l *ledger) mark(id string, at nostr.Timestamp, now time.Time) error {
+	return l.update(func(st *ledgerFile) {
+		delete(st.Pending, id)
+		st.Done[id] = int64(at)
+		st.Watermark = max(st.Watermark, now.Unix())
+		cut := st.Watermark - int64(l.window/time.Second)
+		for old, oldAt := range st.Done {
+			if oldAt < cut {
+				delete(st.Done, old)
+			}
+		}
+	})
+}
+
+// update applies change to the state in memory and saves it.
+func (l *ledger) update(change func(*ledgerFile)) error {
 	l.saveMu.Lock()
 	defer l.saveMu.Unlock()
-	b, err := l.record(wrap, now)
+	l.mu.Lock()
+	change(&l.state)
+	b, err := json.Marshal(l.state)
+	l.mu.Unlock()
 	if err != nil || l.path == "" {
 		return err
 	}
@@ -92,19 +145,4 @@ func (l *ledger) mark(wrap *nostr.Event, now time.Time) error {
 		return fmt.Errorf("dm: save state: %w", err)
 	}
 	return nil
-}
-
-// record updates the state in memory and returns it as JSON.
-func (l *ledger) record(wrap *nostr.Event, now time.Time) ([]byte, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.state.Done[wrap.ID] = int64(wrap.CreatedAt)
-	l.state.Watermark = max(l.state.Watermark, now.Unix())
-	cut := l.state.Watermark - int64(l.window/time.Second)
-	for id, at := range l.state.Done {
-		if at < cut {
-			delete(l.state.Done, id)
-		}
-	}
-	return json.Marshal(l.state)
 }

@@ -50,8 +50,9 @@ func (s *Service) addressee(wrap *nostr.Event) string {
 	return ""
 }
 
-// handle answers one wrap to agent and records it as done — unless ctx
-// ended first, so that the next start answers it.
+// handle answers one wrap to agent and records it as done. A stop before
+// the reply is prepared leaves the wrap unrecorded (the next start answers
+// it); from then on the reply is pending until it is published (see ledger).
 func (s *Service) handle(ctx context.Context, agent string, wrap *nostr.Event) {
 	log := s.cfg.Logger.With("agent", agent, "wrap", wrap.ID)
 	sk, err := s.cfg.Keys(agent)
@@ -70,10 +71,24 @@ func (s *Service) handle(ctx context.Context, agent string, wrap *nostr.Event) {
 		s.done(log, wrap)
 		return
 	}
-	if !s.answerAndReply(ctx, log, agent, sk, &msg.Rumor) {
+	text, ok := s.answerText(ctx, log, agent, &msg.Rumor)
+	switch {
+	case !ok:
+		return
+	case text == "": // ErrNoAnswer or dropped by the rate limit: nothing to send
+		s.done(log, wrap)
 		return
 	}
-	s.done(log, wrap)
+	reply, err := s.prepare(agent, sk, &msg.Rumor, text)
+	if err != nil {
+		log.Error("dm: reply not prepared", "err", err)
+		s.done(log, wrap)
+		return
+	}
+	if err := s.led.begin(wrap, reply); err != nil {
+		log.Error("dm: state not saved; a restart may answer this DM again", "err", err)
+	}
+	s.publishReply(ctx, log, wrap.ID, wrap.CreatedAt, reply)
 }
 
 // skip says why rumor is not to be answered, or "".
@@ -99,30 +114,21 @@ func names(rumor *nostr.Event, pubkey string) bool {
 	return false
 }
 
-// answerAndReply rate-limits the sender, asks the Responder and publishes
-// the reply. It returns false if ctx ended before the reply went out.
-func (s *Service) answerAndReply(ctx context.Context, log *slog.Logger, agent, sk string, rumor *nostr.Event) bool {
+// answerText rate-limits the sender and asks the Responder: the text to
+// send ("" for none), and false if ctx ended before there was an answer.
+func (s *Service) answerText(ctx context.Context, log *slog.Logger, agent string, rumor *nostr.Event) (string, bool) {
 	var text string
 	switch s.lim.take(rumor.PubKey) {
 	case drop:
 		log.Info("dm: rate-limited, message dropped", "from", rumor.PubKey)
-		return true
+		return "", true
 	case notify:
 		log.Info("dm: rate-limited, sender told", "from", rumor.PubKey)
 		text = s.cfg.RateLimitedText
 	case allow:
 		text = s.answer(ctx, log, agent, rumor)
 	}
-	if ctx.Err() != nil {
-		return false
-	}
-	if text == "" { // ErrNoAnswer: handled, nothing to send
-		return true
-	}
-	if err := s.reply(ctx, agent, sk, rumor, text); err != nil {
-		log.Error("dm: reply not published", "err", err)
-	}
-	return ctx.Err() == nil
+	return text, ctx.Err() == nil
 }
 
 // answer is the Responder's answer to rumor, or the unavailable text if it
@@ -131,6 +137,9 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, agent string, ru
 	rctx, cancel := context.WithTimeout(ctx, s.cfg.RespondTimeout)
 	defer cancel()
 	text, err := s.cfg.Responder.Respond(rctx, agent, rumor.PubKey, rumor.Content)
+	if ctx.Err() != nil {
+		return "" // stopped: the next start asks again
+	}
 	if errors.Is(err, ErrNoAnswer) {
 		log.Info("dm: the agent does not answer", "from", rumor.PubKey)
 		return ""
@@ -142,23 +151,37 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, agent string, ru
 	return text
 }
 
-// reply publishes the agent's answer to rumor: to the sender, then the
-// agent's own copy.
-func (s *Service) reply(ctx context.Context, agent, sk string, rumor *nostr.Event, text string) error {
+// prepare is the agent's answer to rumor as the gift wraps to publish, in
+// order: to the sender, then the agent's own copy.
+func (s *Service) prepare(agent, sk string, rumor *nostr.Event, text string) ([]*nostr.Event, error) {
 	out := ReplyRumor(agent, rumor, text, nostr.Timestamp(s.cfg.Now().Unix()))
 	toThem, toSelf, err := WrapBoth(out, sk, rumor.PubKey)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := s.cfg.Publish(ctx, toThem); err != nil {
-		return err
+	return []*nostr.Event{toThem, toSelf}, nil
+}
+
+// publishReply publishes a begun reply's wraps in order and then records
+// wrap id (created at) as done, even if ctx ended meanwhile: what is
+// stored is answered. If one is not stored (a stop, a failing relay) the
+// reply stays pending: the next Start publishes the same events again.
+func (s *Service) publishReply(ctx context.Context, log *slog.Logger, id string, at nostr.Timestamp, reply []*nostr.Event) bool {
+	for _, evt := range reply {
+		if err := s.cfg.Publish(ctx, evt); err != nil {
+			log.Warn("dm: reply not published; the next start publishes it again", "err", err)
+			return false
+		}
 	}
-	return s.cfg.Publish(ctx, toSelf)
+	if err := s.led.mark(id, at, s.cfg.Now()); err != nil {
+		log.Error("dm: state not saved; the next start publishes this reply again (same ids)", "err", err)
+	}
+	return true
 }
 
 // done records wrap as processed.
 func (s *Service) done(log *slog.Logger, wrap *nostr.Event) {
-	if err := s.led.mark(wrap, s.cfg.Now()); err != nil {
+	if err := s.led.mark(wrap.ID, wrap.CreatedAt, s.cfg.Now()); err != nil {
 		log.Error("dm: state not saved; a restart may answer this DM again", "err", err)
 	}
 }

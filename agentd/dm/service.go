@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -33,8 +34,8 @@ func New(cfg Config) *Service {
 	return &Service{cfg: c, cfgErr: err}
 }
 
-// Start loads the processed-wrap state, publishes each local agent's DM
-// relay list, starts listening for stored gift wraps and queues those
+// Start loads the processed-wrap state, publishes again the replies a
+// stop left pending, publishes each local agent's DM relay list, starts listening for stored gift wraps and queues those
 // stored since the watermark (minus the catch-up window). The service runs
 // until Close; ctx bounds only the start itself.
 func (s *Service) Start(ctx context.Context) error {
@@ -49,6 +50,9 @@ func (s *Service) Start(ctx context.Context) error {
 		return err
 	}
 	s.led, s.lim, s.q = led, newLimiter(s.cfg.RateLimit, s.cfg.Now), newQueue(s.cfg.QueueSize)
+	if err := s.resend(ctx); err != nil {
+		return err
+	}
 	s.announceAll(ctx)
 	s.unhook = s.cfg.Source.OnStored(s.offer) // before the catch-up: nothing falls between
 	if err := s.catchUp(ctx); err != nil {
@@ -62,9 +66,10 @@ func (s *Service) Start(ctx context.Context) error {
 	return nil
 }
 
-// Close stops listening, cancels the answers in progress (they are not
-// recorded as done, so the next Start answers them) and waits for every
-// goroutine until ctx ends.
+// Close stops listening, cancels the answers in progress and waits for
+// every goroutine until ctx ends. An answer cut short before its reply was
+// prepared is answered by the next Start; a reply cut short while being
+// published is published again, unchanged, by the next Start.
 func (s *Service) Close(ctx context.Context) error {
 	if s.cancel == nil {
 		return nil
@@ -79,6 +84,29 @@ func (s *Service) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("dm: close: %w", context.Cause(ctx))
 	}
+}
+
+// resend publishes the replies left pending by a stop or a crash (the
+// same events: the relay takes one already stored silently) and records
+// their wraps as done. One that still fails stays pending, unless its
+// wrap is older than the catch-up window: then it is given up.
+func (s *Service) resend(ctx context.Context) error {
+	for id, p := range s.led.pending() {
+		log := s.cfg.Logger.With("wrap", id)
+		if s.publishReply(ctx, log, id, nostr.Timestamp(p.At), p.Wraps) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("dm: publish pending replies: %w", err)
+		}
+		if time.Unix(p.At, 0).Before(s.cfg.Now().Add(-s.cfg.CatchUpWindow)) {
+			log.Warn("dm: pending reply given up: older than the catch-up window")
+			if err := s.led.mark(id, nostr.Timestamp(p.At), s.cfg.Now()); err != nil {
+				log.Error("dm: state not saved", "err", err)
+			}
+		}
+	}
+	return nil
 }
 
 // offer is the OnStored hook: it queues gift wraps young enough to be

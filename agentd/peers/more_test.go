@@ -102,14 +102,14 @@ func TestSyncer_QueueOverflowCatchesUp(t *testing.T) {
 	})
 }
 
-// An event the local store refuses (here: a well-signed lesson without a
-// title, which the relay's validators reject) is counted and skipped; the
-// rest of the catch-up is stored.
+// An event the local store refuses (here: a well-signed lesson with
+// neither title nor content, which the relay's validators reject) is
+// counted and skipped; the rest of the catch-up is stored.
 func TestSyncer_LocalRefusalIsSkipped(t *testing.T) {
 	a := openNode(t, t.TempDir(), nil)
 	author, agent := newKey(t), newKey(t)
 	def := definition(t, author, "def")
-	malformed := sign(t, agent, &nostr.Event{Kind: 4129, CreatedAt: nostr.Now() - 5, Content: "no title",
+	malformed := sign(t, agent, &nostr.Event{Kind: 4129, CreatedAt: nostr.Now() - 5, Content: "",
 		Tags: nostr.Tags{{"e", def.ID}}})
 	good := lesson(t, agent, def.ID, "well formed", nostr.Now()-6)
 	fake := openFakePeer(t, malformed, good)

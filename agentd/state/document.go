@@ -19,6 +19,13 @@ type Document struct {
 	Deleted    bool            `json:"deleted,omitempty"`
 	Size       int64           `json:"size"`
 	Object     json.RawMessage `json:"object"`
+	// Incomplete is set when this replica knows it lacks part of the
+	// document's causal history (why, in words): Object is partial until
+	// replication catches up. Filled by Get.
+	Incomplete string `json:"incomplete,omitempty"`
+	// Concurrent holds every concurrent value of each mv_register field
+	// that has more than one (Object shows the last). Filled by Get.
+	Concurrent map[string][]json.RawMessage `json:"concurrent,omitempty"`
 }
 
 func fromStore(d *store.Doc) *Document {

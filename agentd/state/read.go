@@ -20,7 +20,13 @@ func (r *Runtime) Get(ctx context.Context, c Caller, schemaURI, id string) (*Doc
 	if err != nil {
 		return nil, r.internal(err)
 	}
-	return fromStore(d), nil
+	doc := fromStore(d)
+	in, err := r.st.Inspect(ctx, s, id)
+	if err != nil {
+		return nil, r.internal(err)
+	}
+	doc.Incomplete, doc.Concurrent = in.Missing, in.Concurrent
+	return doc, nil
 }
 
 // Query is state.query: it runs an ASM-QL query over the documents of its

@@ -168,10 +168,14 @@ func flagEditor(nv any, touched bool) (editFunc, error) {
 		if f.Value().(bool) == b && !touched {
 			return nil, nil
 		}
-		op, err := f.Disable()
+		// Only one of the two may run: each applies itself locally, and a
+		// disable made and dropped would cancel this replica's enables
+		// without any other replica hearing of it.
 		if b {
-			op, err = f.Enable()
+			op, err := f.Enable()
+			return []crdt.Op{op}, err
 		}
+		op, err := f.Disable()
 		return []crdt.Op{op}, err
 	}, nil
 }

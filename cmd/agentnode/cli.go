@@ -82,6 +82,7 @@ func (m *Main) usage() {
 	for _, name := range names {
 		fmt.Fprintf(m.Stdout, "  %-10s %s\n", name, commands[name].summary)
 	}
+	fmt.Fprintf(m.Stdout, "  %-10s %s\n", "version", "print the version (also --version)")
 	fmt.Fprintln(m.Stdout, "\nRun `agentnode <command> -h` for a command's flags.")
 }
 

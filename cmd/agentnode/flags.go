@@ -75,6 +75,7 @@ func (m *Main) groupUsage(name string, subs map[string]command) {
 type keyFlag struct {
 	flag, env string
 	value     string
+	hex       bool // the key was given as hex, not nsec (secret sets it; key_guard.go)
 }
 
 // addKeyFlag declares --<name> on fs, falling back to the environment variable env.
@@ -97,6 +98,7 @@ func (k *keyFlag) secret(m *Main, cmd string) (string, error) {
 	if err != nil {
 		return "", usagef("%s: --%s: %v", cmd, k.flag, err)
 	}
+	k.hex = events.IsHex64(strings.ToLower(strings.TrimSpace(raw)))
 	return sk, nil
 }
 

@@ -84,6 +84,9 @@ func (m *Main) publishLesson(ctx context.Context, w *writeFlags, ref defRef, l *
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	defer s.Close()
+	if err := refusePublicKey(ctx, cmd, w.key, s, sk); err != nil {
+		return err
+	}
 	def, err := ref.resolve(ctx, s)
 	if err != nil {
 		return fmt.Errorf("%s: --definition: %w", cmd, err)

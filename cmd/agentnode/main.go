@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/agentnode/agentnode/cmd/agentnode/internal/stopsignal"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT and SIGTERM are caught since the process started (stopsignal's
+	// init): one that came during initialisation has already ended ctx.
+	ctx, stop := stopsignal.NotifyContext(context.Background())
 	m := NewMain()
 	err := m.Run(ctx, os.Args[1:])
 	stop()

@@ -111,7 +111,7 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 		return err
 	}
 	if err := c.Open(ctx); err != nil {
-		return err
+		return stoppedOr(ctx, err)
 	}
 	runErr := c.Serve(ctx)
 	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -119,8 +119,34 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 	return errors.Join(runErr, c.Close(closeCtx))
 }
 
-// Open opens the relay and binds the listener; nothing is served yet.
+// stoppedOr is err, unless ctx ended: a stop requested while serve starts
+// makes whatever step was running fail with ctx's error, and that is not
+// a failure of serve.
+func stoppedOr(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	slog.Info("stopped during startup", "cause", context.Cause(ctx).Error(), "step", err.Error())
+	return nil
+}
+
+// Open opens the relay and binds the listener; nothing is served yet. If a
+// step fails, what the earlier ones opened is closed again (with a fresh
+// context: ctx may be the reason of the failure).
 func (c *ServeCommand) Open(ctx context.Context) error {
+	err := c.open(ctx)
+	if err != nil {
+		closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if cerr := c.Close(closeCtx); cerr != nil {
+			slog.Warn("serve: closing after a failed start", "err", cerr)
+		}
+	}
+	return err
+}
+
+// open runs Open's steps; Close undoes any prefix of them.
+func (c *ServeCommand) open(ctx context.Context) error {
 	logger, err := c.logger()
 	if err != nil {
 		return err
@@ -132,55 +158,32 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		return err
 	}
 	if err := c.openPeers(logger); err != nil {
-		c.relay.Close(ctx)
 		return err
 	}
 	if err := c.openState(ctx, logger); err != nil { // before the daemon, whose agent changes it follows
-		c.relay.Close(ctx)
 		return err
 	}
 	if err := c.openRuntime(logger); err != nil {
-		c.closeState(ctx)
-		c.relay.Close(ctx)
 		return err
 	}
 	if err := c.openRegistry(ctx, logger); err != nil {
-		c.closeRuntime(ctx)
-		c.closeState(ctx)
-		c.relay.Close(ctx)
 		return err
 	}
 	if err := c.openConsent(ctx); err != nil {
-		c.closeState(ctx)
-		c.relay.Close(ctx)
 		return err
 	}
 	if err := c.openDaemon(ctx, logger); err != nil {
-		c.closeRuntime(ctx)
-		c.closeState(ctx)
-		c.relay.Close(ctx)
 		return err
 	}
 	c.openDirectory(logger)
 	if err := c.openACP(ctx, logger); err != nil {
-		c.closeRuntime(ctx)
-		c.closeState(ctx)
-		c.daemon.Close(ctx)
-		c.relay.Close(ctx)
 		return err
 	}
-	c.ln, err = net.Listen("tcp", c.Config.Listen)
-	if err != nil {
-		c.closeRuntime(ctx)
-		c.closeState(ctx)
-		c.daemon.Close(ctx)
-		c.relay.Close(ctx)
+	if c.ln, err = net.Listen("tcp", c.Config.Listen); err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Config.Listen, err)
 	}
 	handler, err := c.mountEndpoints(logger)
 	if err != nil {
-		c.ln.Close()
-		c.Close(ctx)
 		return err
 	}
 	c.server = c.httpConfig().newServer(handler, logger)
@@ -197,7 +200,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 	c.stopPeers, c.peersDone = stop, c.runPeers(peerCtx)
 	c.startState()
 	if err := c.startRuntime(ctx, slog.Default()); err != nil {
-		return fmt.Errorf("serve: %w", err)
+		return stoppedOr(ctx, fmt.Errorf("serve: %w", err))
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- c.server.Serve(c.ln) }()
@@ -218,6 +221,9 @@ func (c *ServeCommand) Close(ctx context.Context) error {
 		if err := c.server.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			errs = append(errs, err)
 		}
+	}
+	if c.ln != nil {
+		c.ln.Close() // Shutdown closes only a listener being served: a stop during startup comes first
 	}
 	c.closePeers(ctx)
 	errs = append(errs, c.closeRuntime(ctx))

@@ -46,7 +46,10 @@ type serveFile struct {
 	Directory serveDirectory `json:"directory"`
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
-	Routing   serveRouting   `json:"-"` // "models", "router": serve_config_models.go
+	Node      serveNode      `json:"node"` // serve_config_node.go
+	Routing   serveRouting   `json:"-"`    // "models", "router": serve_config_models.go
+
+	State serveStateConfig `json:"state"` // serve_config_state.go
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -55,7 +58,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "models", "router"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state", "node", "models", "router"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -94,6 +97,12 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parseHTTPSection(top, f); err != nil {
+		return err
+	}
+	if err := parseStateSection(top, f); err != nil {
+		return err
+	}
+	if err := parseNodeSection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]

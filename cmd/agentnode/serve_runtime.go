@@ -21,6 +21,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/capabilities/registry"
+	"github.com/agentnode/agentnode/internal/metrics"
 )
 
 // serveRuntime is the capability runtime of `agentnode serve`: the chat
@@ -43,6 +44,9 @@ type serveRuntime struct {
 
 	reg       *registry.Registry // capability packages the relay holds (serve_endpoints.go)
 	unhookReg func()
+
+	metrics       *metrics.Metrics // /metrics (serve_metrics.go)
+	unhookMetrics func()
 
 	agentsMu   sync.Mutex
 	lastAgents string // agentsFingerprint at the last agentsChanged
@@ -90,6 +94,7 @@ func (c *ServeCommand) openRuntime(logger *slog.Logger) error {
 		}
 		logger.Info("chat model", "model", cfg.Model, "base_url", cfg.BaseURL)
 	}
+	c.openMetrics()
 	bcfg := c.bindingsConfig()
 	bcfg.A2A = lateA2A{c}
 	c.rt.bindings = bindings.New(bcfg)
@@ -99,7 +104,7 @@ func (c *ServeCommand) openRuntime(logger *slog.Logger) error {
 // daemonRuntime sets the daemon's capability runtime fields.
 func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 	cfg.State = c.asm.rt
-	cfg.Bindings = agentd.RunnerBindings(c.rt.bindings)
+	cfg.Bindings = countedBindings{agentd.RunnerBindings(c.rt.bindings), c.rt.metrics}
 	cfg.Revoked = c.revoked
 	cfg.Capabilities = agentd.RegistryResolver(c.rt.reg)
 	if c.rt.model != nil {
@@ -134,7 +139,7 @@ func (c *ServeCommand) startRuntime(ctx context.Context, logger *slog.Logger) er
 	svc := dm.New(dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
 		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.respondDM),
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
-		RelayURLs: []string{local}, Logger: logger.With("component", "dm")})
+		RelayURLs: c.dmRelayURLs(local), Logger: logger.With("component", "dm")})
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
@@ -170,6 +175,9 @@ func (c *ServeCommand) closeRuntime(ctx context.Context) error {
 	}
 	if c.rt.unhookReg != nil {
 		c.rt.unhookReg()
+	}
+	if c.rt.unhookMetrics != nil {
+		c.rt.unhookMetrics()
 	}
 	if c.rt.bindings != nil {
 		errs = append(errs, c.rt.bindings.Close())

@@ -125,6 +125,7 @@ func (c *ServeCommand) closeState(ctx context.Context) error {
 func (s *serveState) loop(ctx context.Context) {
 	defer close(s.done)
 	defer s.stopAll()
+	defer s.startLifecycle(ctx).Wait() // ctx has ended when the loop returns
 	t := time.NewTicker(stateRecheck)
 	defer t.Stop()
 	for {
@@ -188,7 +189,8 @@ func (s *serveState) start(ctx context.Context, agent, owner string) (*agentRepl
 		links = append(links, w.Link())
 	}
 	rep, err := replicate.New(s.rt.Store(), replicate.Config{SecretKey: sk, Owner: owner,
-		Directory: s.dir, Schemas: s.rt.Schemas(), Links: links, Logger: s.log})
+		Directory: s.dir, Schemas: s.rt.Schemas(), Links: links, Logger: s.log,
+		AntiEntropyInterval: s.c.antiEntropyInterval()})
 	if err != nil {
 		return nil, err
 	}

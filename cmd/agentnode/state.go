@@ -22,6 +22,8 @@ func init() {
 		"get":     {"print one document", runStateGet},
 		"put":     {"create a document, or patch or replace an existing one", runStatePut},
 		"history": {"print a document's op log", runStateHistory},
+		"delete":  {"tombstone (or --hard purge) a document", runStateDelete},
+		"gc":      {"run the state lifecycle (TTL, retention, compression) once", runStateGC},
 	})}
 }
 
@@ -199,6 +201,7 @@ func readFileOrStdin(m *Main, file string) ([]byte, error) {
 }
 
 func (m *Main) printDocument(d *state.Document, asJSON bool) error {
+	m.warnDocument(d)
 	if asJSON {
 		return writeJSON(m.Stdout, d)
 	}
@@ -325,7 +328,9 @@ func (f *statePutFlags) register(ctx context.Context, m *Main, rt *state.Runtime
 	if err != nil {
 		return err
 	}
-	_, err = rt.Register(ctx, f.capID, raw)
+	if _, err = rt.Register(ctx, f.capID, raw); err == nil {
+		fmt.Fprintf(m.Stderr, "warning: schema from %s registered LOCAL-ONLY and UNSIGNED: no signed capability package vouches for it, and other nodes do not learn it (install the signed package there too)\n", f.schemaFile)
+	}
 	return err
 }
 

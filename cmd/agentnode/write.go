@@ -63,6 +63,7 @@ func (m *Main) reportPublished(evt *nostr.Event, accepted []string, asJSON bool)
 	}
 	fmt.Fprintf(m.Stdout, "published kind %d event %s\n", evt.Kind, evt.ID)
 	fmt.Fprintf(m.Stdout, "  %s\n", pointer(evt, accepted))
+	fmt.Fprintf(m.Stdout, "  signed by %s\n", npub(evt.PubKey))
 	fmt.Fprintf(m.Stdout, "  accepted by %s\n", strings.Join(accepted, ", "))
 	return nil
 }
@@ -83,5 +84,8 @@ func (m *Main) signAndPublish(ctx context.Context, cmd string, w *writeFlags, tm
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	defer s.Close()
+	if err := refusePublicKey(ctx, cmd, w.key, s, sk); err != nil {
+		return err
+	}
 	return m.publish(ctx, cmd, s, evt, w.json)
 }

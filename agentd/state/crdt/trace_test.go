@@ -12,8 +12,8 @@ import (
 )
 
 // The editing traces are CC BY 4.0, from the josephg/editing-traces
-// collection (see shared/data/editing-traces/README.md).
-const traceDir = "../../../../shared/data/editing-traces"
+// collection (attribution: testdata/editing-traces/README.md).
+const traceDir = "testdata/editing-traces"
 
 type trace struct {
 	StartContent string `json:"startContent"`

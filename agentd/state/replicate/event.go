@@ -142,6 +142,11 @@ func open(keys *keyring, evt *nostr.Event) (batchHead, []store.Envelope, error) 
 	if err != nil {
 		return h, nil, err
 	}
+	if t := evt.Tags.Find(TagCodec); t != nil {
+		if plain, err = uncompress(t[1], plain); err != nil {
+			return h, nil, err
+		}
+	}
 	var envs []store.Envelope
 	if err := json.Unmarshal([]byte(plain), &envs); err != nil {
 		return h, nil, fmt.Errorf("%w: content is not a batch of envelopes", ErrBadEvent)
@@ -160,12 +165,19 @@ func open(keys *keyring, evt *nostr.Event) (batchHead, []store.Envelope, error) 
 // decrypted content of one addressed to keys' owner.
 func plaintext(keys *keyring, evt *nostr.Event, h batchHead) (string, error) {
 	readers := readersOf(evt)
+	repair := evt.Tags.Find(TagASM) != nil // repairs are encrypted to one peer, public state too
 	switch {
 	case len(readers) == 0 && h.Vis == schema.Public:
 		return evt.Content, nil
-	case len(readers) == 0 || h.Vis == schema.Public:
+	case len(readers) == 0 || (h.Vis == schema.Public && !repair):
 		return "", fmt.Errorf("%w: %s batch with %d readers", ErrBadEvent, h.Vis, len(readers))
-	case !slices.Contains(readers, keys.pk):
+	}
+	return decryptFor(keys, evt)
+}
+
+// decryptFor decrypts an event whose p tags must include keys' owner.
+func decryptFor(keys *keyring, evt *nostr.Event) (string, error) {
+	if !slices.Contains(readersOf(evt), keys.pk) {
 		return "", ErrNotForUs
 	}
 	ck, err := keys.conversation(evt.PubKey)

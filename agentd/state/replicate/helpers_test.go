@@ -153,6 +153,8 @@ type nodeConfig struct {
 	relays       []*testRelay
 	local        *testRelay // reached in-process instead of over a websocket
 	follow       []string
+	antiEntropy  time.Duration                       // 0: the default
+	wrap         func(replicate.Link) replicate.Link // e.g. a lossy publisher
 }
 
 func startNode(t *testing.T, nc nodeConfig) *node {
@@ -170,11 +172,15 @@ func startNode(t *testing.T, nc nodeConfig) *node {
 	}
 	n := &node{t: t, rt: rt, agent: nc.agent, owner: nc.owner}
 	n.cfg = replicate.Config{SecretKey: nc.agent.sk, Owner: nc.owner.pk, Directory: nc.dir, Schemas: rt.Schemas(),
-		Follow: nc.follow, RetryMin: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond, Logger: quietLogger(t)}
+		Follow: nc.follow, AntiEntropyInterval: nc.antiEntropy, RetryMin: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond, Logger: quietLogger(t)}
 	for _, tr := range nc.relays {
 		ws := replicate.NewWSRelay(tr.URL, nc.agent.sk, quietLogger(t))
 		t.Cleanup(func() { ws.Close() })
-		n.cfg.Links = append(n.cfg.Links, ws.Link())
+		l := ws.Link()
+		if nc.wrap != nil {
+			l = nc.wrap(l)
+		}
+		n.cfg.Links = append(n.cfg.Links, l)
 	}
 	if nc.local != nil {
 		local := &replicate.Local{Relay: nc.local.Relay, Poll: 20 * time.Millisecond}

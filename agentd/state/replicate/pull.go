@@ -217,6 +217,9 @@ func (r *Replicator) apply(ctx context.Context, evt *nostr.Event) (int, error) {
 	if t := evt.Tags.Find(TagReplica); t != nil && t[1] == string(r.st.Replica()) {
 		return 0, errSelf
 	}
+	if t := evt.Tags.Find(TagASM); t != nil && t[1] == asmDigest {
+		return 0, r.onDigest(ctx, evt)
+	}
 	h, envs, err := open(r.keys, evt)
 	if err != nil {
 		return 0, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/state/crdt"
+	"github.com/agentnode/agentnode/agentd/state/schema"
 	"github.com/agentnode/agentnode/agentd/state/store"
 	"github.com/agentnode/agentnode/events"
 )
@@ -38,6 +39,8 @@ type Store interface {
 	ApplyRemote(ctx context.Context, envs []store.Envelope) (int, error)
 	Replica() crdt.ReplicaID
 	Changed() <-chan struct{}
+	Digests(ctx context.Context, prefix string) ([]store.DocDigest, error)
+	DocOps(ctx context.Context, sch *schema.Schema, id string) ([]store.Envelope, error)
 	LoadSetting(ctx context.Context, key string) (string, error)
 	SaveSetting(ctx context.Context, key, value string) error
 }
@@ -84,7 +87,10 @@ type Config struct {
 	ResumeSlack   time.Duration // a pull resumes this long before its cursor (clock skew); 0 = DefaultResumeSlack
 	MaxBatchBytes int           // plaintext bytes per event; 0 = DefaultMaxBatchBytes, at most MaxPlaintext
 	PageSize      int           // ops read per OpsSince call, events per catch-up query; 0 = DefaultPageSize
-	Logger        *slog.Logger  // nil = slog.Default()
+	// AntiEntropyInterval is how often digests go to the owner's agents
+	// (antientropy.go); 0 = DefaultAntiEntropy, negative = never.
+	AntiEntropyInterval time.Duration
+	Logger              *slog.Logger // nil = slog.Default()
 }
 
 func (c Config) withDefaults() Config {
@@ -97,6 +103,9 @@ func (c Config) withDefaults() Config {
 	pick(&c.RetryMin, DefaultRetryMin)
 	pick(&c.RetryMax, DefaultRetryMax)
 	pick(&c.ResumeSlack, DefaultResumeSlack)
+	if c.AntiEntropyInterval == 0 {
+		c.AntiEntropyInterval = DefaultAntiEntropy
+	}
 	if c.MaxBatchBytes <= 0 || c.MaxBatchBytes > MaxPlaintext {
 		c.MaxBatchBytes = DefaultMaxBatchBytes
 	}
@@ -115,6 +124,15 @@ type Stats struct {
 	Received  int64 // distinct op events handled
 	Applied   int64 // envelopes new to the store
 	Skipped   int64 // events dropped: malformed, undecryptable, untrusted, not for us, refused
+
+	DigestsSent     int64 // anti-entropy digests published (one per peer and round)
+	DigestsReceived int64 // digests of trusted peers compared
+	RepairEvents    int64 // repair events published
+	RepairOps       int64 // envelopes carried by them
+	// Lacking is, at the last digest received, how many of the peer's
+	// buckets hold documents this replica has none of: non-zero means
+	// this replica knows it lacks state and waits for the peer's repair.
+	Lacking int64
 }
 
 // Replicator ships the store's local ops to relays as kind-4290 events and
@@ -126,8 +144,13 @@ type Replicator struct {
 	keys *keyring
 	log  *slog.Logger
 
-	seen  seenSet
-	stats struct{ published, received, applied, skipped atomic.Int64 }
+	seen    seenSet
+	repairs chan repairReq
+	stats   struct {
+		published, received, applied, skipped       atomic.Int64
+		digests, digestsIn, repairEvents, repairOps atomic.Int64
+		lacking                                     atomic.Int64
+	}
 }
 
 // New checks cfg and returns a Replicator over st.
@@ -154,7 +177,8 @@ func New(st Store, cfg Config) (*Replicator, error) {
 	}
 	cfg.Owner = owner
 	cfg = cfg.withDefaults()
-	return &Replicator{st: st, cfg: cfg, keys: keys, log: cfg.Logger.With("replicator", keys.pk[:12])}, nil
+	return &Replicator{st: st, cfg: cfg, keys: keys, log: cfg.Logger.With("replicator", keys.pk[:12]),
+		repairs: make(chan repairReq, repairQueue)}, nil
 }
 
 // PublicKey is the replicator's key: its events' author and p tag.
@@ -163,7 +187,10 @@ func (r *Replicator) PublicKey() string { return r.keys.pk }
 // Stats returns the counters.
 func (r *Replicator) Stats() Stats {
 	return Stats{Published: r.stats.published.Load(), Received: r.stats.received.Load(),
-		Applied: r.stats.applied.Load(), Skipped: r.stats.skipped.Load()}
+		Applied: r.stats.applied.Load(), Skipped: r.stats.skipped.Load(),
+		DigestsSent: r.stats.digests.Load(), DigestsReceived: r.stats.digestsIn.Load(),
+		RepairEvents: r.stats.repairEvents.Load(), RepairOps: r.stats.repairOps.Load(),
+		Lacking: r.stats.lacking.Load()}
 }
 
 // Run pushes and pulls on every link until ctx ends, then waits for its
@@ -179,6 +206,10 @@ func (r *Replicator) Run(ctx context.Context) error {
 		if l.Subscriber != nil {
 			wg.Go(func() { r.puller(ctx, l) })
 		}
+	}
+	if r.cfg.AntiEntropyInterval > 0 {
+		wg.Go(func() { r.antiEntropy(ctx) })
+		wg.Go(func() { r.repairer(ctx) })
 	}
 	wg.Wait()
 	return nil

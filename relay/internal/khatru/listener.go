@@ -137,7 +137,13 @@ func (rl *Relay) removeClientAndListeners(ws *WebSocket) {
 // PATCH (agentnode): the event is encoded once and its bytes shared by
 // every subscription's frame; sending only queues (outbox.go), so a slow
 // subscriber delays no one.
+//
+// PATCH (agentnode): it holds the read lock of clientsMutex, under which
+// listeners are added and removed (upstream read rl.listeners unlocked: a
+// data race with every REQ, CLOSE and disconnect).
 func (rl *Relay) notifyListeners(event *nostr.Event) int {
+	rl.clientsMutex.RLock()
+	defer rl.clientsMutex.RUnlock()
 	count := 0
 	var body []byte
 listenersloop:

@@ -51,6 +51,9 @@ func NewRelay() *Relay {
 		MaxSubscriptions:      200,
 	}
 
+	// PATCH (agentnode): the expiration manager's goroutine stops with
+	// Stop (upstream ran it on context.Background() for ever).
+	ctx, rl.stopBackground = context.WithCancel(ctx)
 	rl.expirationManager = newExpirationManager(rl)
 	go rl.expirationManager.start(ctx)
 
@@ -104,7 +107,7 @@ type Relay struct {
 	// also used for keeping track of who is listening to what
 	clients      map[*WebSocket][]listenerSpec
 	listeners    []listener
-	clientsMutex sync.Mutex
+	clientsMutex sync.RWMutex // PATCH (agentnode): read-locked by notifyListeners
 
 	// set this to true to support negentropy
 	Negentropy bool
@@ -138,7 +141,12 @@ type Relay struct {
 
 	// NIP-40 expiration manager
 	expirationManager *expirationManager
+	stopBackground    context.CancelFunc
 }
+
+// Stop ends the relay's background goroutine (the NIP-40 expiration
+// manager). PATCH (agentnode).
+func (rl *Relay) Stop() { rl.stopBackground() }
 
 func (rl *Relay) getBaseURL(r *http.Request) string {
 	if rl.ServiceURL != "" {

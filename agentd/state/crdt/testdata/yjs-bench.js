@@ -1,6 +1,6 @@
 // Yjs baseline for BenchmarkRGAText_AutomergePaper (docs/CRDT.md). Not part of
 // the build. Run: npm install yjs@13 && node --expose-gc yjs-bench.js \
-//   ../../../../../shared/data/editing-traces/automerge-paper.json.gz
+//   editing-traces/automerge-paper.json.gz   (from this testdata directory)
 const Y = require('yjs'), fs = require('fs'), zlib = require('zlib')
 const tr = JSON.parse(zlib.gunzipSync(fs.readFileSync(process.argv[2])))
 const patches = []

@@ -1,0 +1,66 @@
+package state_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/agentnode/agentnode/agentd/state"
+)
+
+// A replica that received a document's later ops but not its create
+// marker (a late joiner before anti-entropy) says the document is
+// incomplete; once the rest arrives it no longer does. Concurrent
+// mv_register values are all shown beside the winner.
+func TestGet_IncompleteAndConcurrent(t *testing.T) {
+	ctx := context.Background()
+	a := openRuntime(t, t.TempDir(), state.Options{})
+	b := openRuntime(t, t.TempDir(), state.Options{})
+	c := caller(agentA1, owner1, capCard)
+	if _, err := a.Create(ctx, c, cardURI, json.RawMessage(`{"id":"c1","title":"t","status":"draft"}`)); err != nil {
+		t.Fatal(err)
+	}
+	first, err := lastSeq(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Update(ctx, c, cardURI, "c1", []byte(`[{"op":"replace","path":"/title","value":"Hello again"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	later, err := a.Store().OpsSince(ctx, "cap_card", first, 100)
+	if err != nil || len(later) == 0 {
+		t.Fatal(later, err)
+	}
+	if _, err := b.Store().ApplyRemote(ctx, later); err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.Get(ctx, c, cardURI, "c1")
+	if err != nil || d.Incomplete == "" {
+		t.Fatalf("partial document not flagged: %+v %v", d, err)
+	}
+	all, _ := a.Store().OpsSince(ctx, "cap_card", 0, 100)
+	b.Store().ApplyRemote(ctx, all)
+	if _, err := b.Update(ctx, c, cardURI, "c1", []byte(`[{"op":"replace","path":"/status","value":"done"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Update(ctx, c, cardURI, "c1", []byte(`[{"op":"replace","path":"/status","value":"review"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	bs, _ := b.Store().OpsSince(ctx, "cap_card", 0, 100)
+	a.Store().ApplyRemote(ctx, bs)
+	d, err = a.Get(ctx, c, cardURI, "c1")
+	if err != nil || d.Incomplete != "" {
+		t.Fatalf("complete document flagged: %+v %v", d, err)
+	}
+	if got := len(d.Concurrent["status"]); got != 2 {
+		t.Fatalf("concurrent status values = %v, want 2", d.Concurrent)
+	}
+}
+
+func lastSeq(ctx context.Context, rt *state.Runtime) (int64, error) {
+	envs, err := rt.Store().OpsSince(ctx, "cap_card", 0, 1000)
+	if err != nil || len(envs) == 0 {
+		return 0, err
+	}
+	return envs[len(envs)-1].Seq, nil
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/relay"
+)
+
+// serveNode is the --config "node" section: who runs the node and where
+// the world reaches it (docs/SERVE.md).
+//
+//	"node": {"name": "agents.example", "description": "…", "pubkey": "npub1…",
+//	         "contact": "mailto:ops@example.org", "public_url": "wss://agents.example"}
+//
+// name, description, pubkey (the operator's, npub or hex) and contact go
+// into the NIP-11 document; public_url is the relay address the agents
+// advertise in their DM relay lists (kind 10050) instead of the listen
+// address, which behind a proxy or in a container is not reachable.
+type serveNode struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	PubKey      string `json:"pubkey"`
+	Contact     string `json:"contact"`
+	PublicURL   string `json:"public_url"`
+}
+
+// parseNodeSection decodes and checks the "node" section into f.Node
+// (the pubkey normalised to hex).
+func parseNodeSection(top map[string]json.RawMessage, f *serveFile) error {
+	raw, ok := top["node"]
+	if !ok {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f.Node); err != nil {
+		return fmt.Errorf(`"node": %v`, jsonFieldError(err))
+	}
+	return f.Node.check()
+}
+
+// check normalises the pubkey and checks the public URL.
+func (n *serveNode) check() error {
+	if n.PubKey != "" {
+		pk, err := events.ParsePubKey(n.PubKey)
+		if err != nil {
+			return fmt.Errorf(`"node.pubkey": %v (want the operator's npub or 64-hex public key)`, err)
+		}
+		n.PubKey = pk
+	}
+	if n.PublicURL == "" {
+		return nil
+	}
+	u, err := url.Parse(n.PublicURL)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return fmt.Errorf(`"node.public_url" %q: want a ws:// or wss:// URL such as "wss://relay.example.org"`, n.PublicURL)
+	}
+	return nil
+}
+
+// jsonFieldError rewrites encoding/json's `json: unknown field "x"` as
+// `unknown key "x"`, the wording of the other sections.
+func jsonFieldError(err error) error {
+	if s, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("unknown key %s", s)
+	}
+	return err
+}
+
+// nodeConfig is the "node" section in force (zero without --config).
+func (c *ServeCommand) nodeConfig() serveNode {
+	if c.file == nil {
+		return serveNode{}
+	}
+	return c.file.Node
+}
+
+// operator is the NIP-11 operator information of the "node" section.
+func (n serveNode) operator() relay.Operator {
+	return relay.Operator{Name: n.Name, Description: n.Description, PubKey: n.PubKey, Contact: n.Contact}
+}
+
+// dmRelayURLs are the relays the agents' DM relay lists name: the public
+// URL when set, else the listen address (local).
+func (c *ServeCommand) dmRelayURLs(local string) []string {
+	if u := c.nodeConfig().PublicURL; u != "" {
+		return []string{u}
+	}
+	return []string{local}
+}

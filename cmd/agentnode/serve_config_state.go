@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/agentnode/agentnode/agentd/state"
+)
+
+// Defaults of the --config file's "state" section.
+const (
+	defaultLifecycleInterval = 5 * time.Minute
+)
+
+// serveStateConfig is the --config file's "state" section:
+//
+//	"state": {"lifecycle_seconds": 300, "anti_entropy_seconds": 60}
+//
+// lifecycle_seconds is how often the lifecycle (x-ttl, x-retention,
+// x-compression) runs over the whole store (0 or absent: 300; negative:
+// never); anti_entropy_seconds how often each replicator sends its digests
+// to the owner's agents (0 or absent: 60; negative: never). docs/ASM.md §8,
+// §9.4.
+type serveStateConfig struct {
+	LifecycleSeconds   int `json:"lifecycle_seconds"`
+	AntiEntropySeconds int `json:"anti_entropy_seconds"`
+}
+
+// parseStateSection decodes the "state" section, refusing unknown keys.
+func parseStateSection(top map[string]json.RawMessage, f *serveFile) error {
+	raw, ok := top["state"]
+	if !ok {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f.State); err != nil {
+		return fmt.Errorf(`"state": %v`, err)
+	}
+	return nil
+}
+
+// stateSeconds turns a config value into an interval: 0 is def, negative is
+// off (0).
+func stateSeconds(v int, def time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return time.Duration(v) * time.Second
+}
+
+// stateConfig is the "state" section, or its zero value without a file.
+func (c *ServeCommand) stateConfig() serveStateConfig {
+	if c.file == nil {
+		return serveStateConfig{}
+	}
+	return c.file.State
+}
+
+// antiEntropyInterval is the replicators' AntiEntropyInterval.
+func (c *ServeCommand) antiEntropyInterval() time.Duration {
+	d := stateSeconds(c.stateConfig().AntiEntropySeconds, time.Minute)
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// startLifecycle runs the state lifecycle every lifecycle_seconds until
+// ctx ends (counts of each pass that did something are logged); Wait on
+// the result after cancelling ctx.
+func (s *serveState) startLifecycle(ctx context.Context) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	every := stateSeconds(s.c.stateConfig().LifecycleSeconds, defaultLifecycleInterval)
+	if every == 0 {
+		s.log.Info("state lifecycle off (state.lifecycle_seconds < 0)")
+		return &wg
+	}
+	lc := state.NewLifecycle(s.rt, state.LifecycleOptions{Logger: s.log})
+	s.log.Info("state lifecycle scheduled", "every", every)
+	wg.Go(func() { lc.Run(ctx, every) })
+	return &wg
+}

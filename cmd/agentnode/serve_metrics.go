@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/internal/metrics"
+)
+
+// openMetrics builds the /metrics registry (docs/SERVE.md#metrics) over
+// the relay and the peer syncer, and counts every stored event.
+func (c *ServeCommand) openMetrics() {
+	src := metrics.Sources{Relay: func() metrics.RelayStats {
+		s := c.relay.Stats()
+		return metrics.RelayStats{Connections: s.Connections, SlowConsumers: s.SlowConsumers, Refused: c.relay.Refusals()}
+	}}
+	if c.peers != nil {
+		src.Peers = c.peerStats
+	}
+	c.rt.metrics = metrics.New(src)
+	c.rt.unhookMetrics = c.relay.OnStored(c.rt.metrics.Stored)
+}
+
+// peerStats are the peer syncer's figures per peer.
+func (c *ServeCommand) peerStats() []metrics.PeerStats {
+	var out []metrics.PeerStats
+	for _, p := range c.peers.Status() {
+		out = append(out, metrics.PeerStats{URL: p.URL, Connected: p.Connected, LastSeen: p.LastSeen,
+			Received: p.Received, Stored: p.Stored, Refused: p.Refused, Pushed: p.Pushed, PushRefused: p.PushRefused})
+	}
+	return out
+}
+
+// countedBindings counts the agents' tool calls through capability
+// bindings (agentnode_agent_tool_calls_total).
+type countedBindings struct {
+	next agentd.BindingCaller
+	m    *metrics.Metrics
+}
+
+func (b countedBindings) CallBinding(ctx context.Context, agent, tool string, bd acp.Binding, args json.RawMessage) (json.RawMessage, error) {
+	out, err := b.next.CallBinding(ctx, agent, tool, bd, args)
+	b.m.ToolCall(bd.Type, err)
+	return out, err
+}

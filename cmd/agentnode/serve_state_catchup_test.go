@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/state"
+)
+
+// A node that starts after N documents and M edits exist on another one —
+// its agent was in no batch's readers — converges to byte-identical
+// documents through anti-entropy ("state": {"anti_entropy_seconds": 1} in
+// both nodes' --config), and its own later edit reaches the first node.
+func TestServe_LateNodeConverges(t *testing.T) {
+	const docs, edits = 10, 30
+	cfg := filepath.Join(t.TempDir(), "serve.json")
+	if err := os.WriteFile(cfg, []byte(`{"state": {"anti_entropy_seconds": 1, "lifecycle_seconds": 1}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a := startServe(t, "--config", cfg)
+	authorSK, _ := newKey(t)
+	ownerSK, owner := newKey(t)
+	def := a.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Scribe"}, {"role", "keeps notes"}}})
+	agentA := installOn(t, a, def.ID, owner)
+	publishClaims(t, a, ownerSK, agentA)
+	if _, err := a.State().Register(ctx, serveTeamCap, []byte(serveTeamSchema)); err != nil {
+		t.Fatal(err)
+	}
+	ca := state.Caller{Agent: agentA, Owner: owner, Capability: serveTeamCap, Scope: "sc:test", Verbs: state.AllVerbs}
+	ids := make([]string, docs)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("22222222-2222-4222-8222-%012d", i)
+		body := fmt.Sprintf(`{"id":%q,"title":"draft","body":"The quick fox.","tags":["x"],"createdAt":"2025-05-15T10:00:00Z","updatedAt":"2025-05-15T10:00:00Z"}`, ids[i])
+		if _, err := a.State().Create(ctx, ca, serveTeamURI, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for j := range edits {
+		patch := fmt.Sprintf(`[{"op":"replace","path":"/title","value":"edit %d"},{"op":"add","path":"/tags/-","value":"t%d"}]`, j, j)
+		if _, err := a.State().Update(ctx, ca, serveTeamURI, ids[j%docs], []byte(patch)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	b := startServe(t, "--config", cfg, "--peer", "ws://"+a.Addr())
+	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags, CreatedAt: def.CreatedAt})
+	agentB := installOn(t, b, def.ID, owner)
+	copyKind0(t, a, b, agentA)
+	copyKind0(t, b, a, agentB)
+	publishClaims(t, a, ownerSK, agentA, agentB)
+	publishClaims(t, b, ownerSK, agentA, agentB)
+	if _, err := b.State().Register(ctx, serveTeamCap, []byte(serveTeamSchema)); err != nil {
+		t.Fatal(err)
+	}
+	cb := state.Caller{Agent: agentB, Owner: owner, Capability: serveTeamCap, Scope: "sc:test", Verbs: state.AllVerbs}
+	start := time.Now()
+	for _, id := range ids {
+		waitFor(t, 60*time.Second, "document "+id+" identical on B", func() bool {
+			da, db := rawDoc(a, ca, id), rawDoc(b, cb, id)
+			return db != "" && da == db
+		})
+	}
+	t.Logf("%d documents with %d edits reached the late node in %s", docs, edits, time.Since(start))
+	d, err := b.State().Get(ctx, cb, serveTeamURI, ids[0])
+	if err != nil || d.Incomplete != "" {
+		t.Fatalf("converged document still flagged incomplete: %v %v", d, err)
+	}
+	if _, err := b.State().Update(ctx, cb, serveTeamURI, ids[0], []byte(`[{"op":"replace","path":"/title","value":"from B"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "B's edit on A", func() bool { return rawDoc(a, ca, ids[0]) == rawDoc(b, cb, ids[0]) })
+}
+
+func installOn(t *testing.T, n *servedNode, def, owner string) string {
+	t.Helper()
+	inst, err := n.Daemon().Install(context.Background(), agentd.InstallRequest{Definition: def, Owner: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst.Agent.PubKey
+}
+
+func copyKind0(t *testing.T, from, to *servedNode, agent string) {
+	t.Helper()
+	ctx := context.Background()
+	evts, err := from.relay.QuerySync(ctx, nostr.Filter{Kinds: []int{0}, Authors: []string{agent}})
+	if err != nil || len(evts) == 0 {
+		t.Fatalf("profile of %s: %v (%d)", agent, err, len(evts))
+	}
+	for _, evt := range evts {
+		if err := to.relay.Publish(ctx, evt); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func publishClaims(t *testing.T, n *servedNode, ownerSK string, agents ...string) {
+	t.Helper()
+	var tags nostr.Tags
+	for _, a := range agents {
+		tags = append(tags, nostr.Tag{"p", a})
+	}
+	claims := signed(t, ownerSK, nostr.Event{Kind: 14199, Tags: tags, CreatedAt: nostr.Now() + nostr.Timestamp(len(agents))})
+	if err := n.relay.Publish(context.Background(), claims); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawDoc is the document's materialised JSON on n, or "".
+func rawDoc(n *servedNode, c state.Caller, id string) string {
+	d, err := n.State().Get(context.Background(), c, serveTeamURI, id)
+	if err != nil {
+		return ""
+	}
+	return string(d.Object)
+}

@@ -1,0 +1,65 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Descriptions of the figures read from Sources at scrape time.
+var (
+	descConnections = prometheus.NewDesc("agentnode_relay_connections",
+		"Open websocket connections.", nil, nil)
+	descSlow = prometheus.NewDesc("agentnode_relay_slow_consumers_total",
+		"Websocket connections cut off for not reading (outbound budget exceeded).", nil, nil)
+	descRefused = prometheus.NewDesc("agentnode_events_refused_total",
+		"Events the relay's policies refused, by NIP-01 reason prefix.", []string{"reason"}, nil)
+	descPeerUp = prometheus.NewDesc("agentnode_peer_connected",
+		"1 while the peer sync is connected to the peer.", []string{"peer"}, nil)
+	descPeerSeen = prometheus.NewDesc("agentnode_peer_last_seen_seconds",
+		"Unix time the peer last answered (0: never).", []string{"peer"}, nil)
+	descPeerEvents = prometheus.NewDesc("agentnode_peer_events_total",
+		"Events exchanged with the peer: received, stored, refused (pulled); pushed, push_refused.", []string{"peer", "what"}, nil)
+)
+
+// sourceCollector reads Sources when scraped.
+type sourceCollector struct{ src Sources }
+
+func (c sourceCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descConnections, descSlow, descRefused, descPeerUp, descPeerSeen, descPeerEvents} {
+		ch <- d
+	}
+}
+
+func (c sourceCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.src.Relay != nil {
+		collectRelay(ch, c.src.Relay())
+	}
+	if c.src.Peers != nil {
+		for _, p := range c.src.Peers() {
+			collectPeer(ch, p)
+		}
+	}
+}
+
+func collectRelay(ch chan<- prometheus.Metric, s RelayStats) {
+	ch <- prometheus.MustNewConstMetric(descConnections, prometheus.GaugeValue, float64(s.Connections))
+	ch <- prometheus.MustNewConstMetric(descSlow, prometheus.CounterValue, float64(s.SlowConsumers))
+	for reason, n := range s.Refused {
+		ch <- prometheus.MustNewConstMetric(descRefused, prometheus.CounterValue, float64(n), reason)
+	}
+}
+
+func collectPeer(ch chan<- prometheus.Metric, p PeerStats) {
+	up, seen := 0.0, 0.0
+	if p.Connected {
+		up = 1
+	}
+	if !p.LastSeen.IsZero() {
+		seen = float64(p.LastSeen.Unix())
+	}
+	ch <- prometheus.MustNewConstMetric(descPeerUp, prometheus.GaugeValue, up, p.URL)
+	ch <- prometheus.MustNewConstMetric(descPeerSeen, prometheus.GaugeValue, seen, p.URL)
+	for what, n := range map[string]int64{"received": p.Received, "stored": p.Stored, "refused": p.Refused,
+		"pushed": p.Pushed, "push_refused": p.PushRefused} {
+		ch <- prometheus.MustNewConstMetric(descPeerEvents, prometheus.CounterValue, float64(n), p.URL, what)
+	}
+}

@@ -1,0 +1,79 @@
+// browser.mjs: visits pages of a running agentnode with Debian's headless
+// chromium (puppeteer-core) and prints what a person would see, as one JSON
+// object on stdout; web_test.go decides whether that is right.
+//
+// Usage: node browser.mjs '<json>' where json is
+//   {"chromium": "/usr/bin/chromium", "shots": "<dir for screenshots>",
+//    "pages": [{"name": "directory", "url": "http://127.0.0.1:7447/"}, ...]}
+//
+// For each page it reports the HTTP status, the title, the text, the ids of
+// listed agents and definitions, the ownership badge and its evidence, the
+// lessons' text (textContent) and how many elements each lesson holds,
+// every console message and page error (a CSP violation is one), and
+// whether a script injected into the page ran (window.__pwned), and it
+// saves a full-page screenshot <shots>/<name>.png.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer from 'puppeteer-core';
+
+const spec = JSON.parse(process.argv[2]);
+const profile = mkdtempSync(join(tmpdir(), 'agentnode-chromium-'));
+const browser = await puppeteer.launch({
+  executablePath: spec.chromium,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    `--user-data-dir=${profile}`],
+});
+const report = {};
+try {
+  for (const p of spec.pages) {
+    report[p.name] = await visit(browser, p);
+  }
+} finally {
+  await browser.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+process.stdout.write(JSON.stringify(report) + '\n');
+
+async function visit(browser, p) {
+  const page = await browser.newPage();
+  const messages = [];
+  page.on('console', (m) => messages.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => messages.push(`pageerror: ${e.message}`));
+  await page.setViewport({ width: 1280, height: 900 });
+  const resp = await page.goto(p.url, { waitUntil: 'load' });
+  const seen = await page.evaluate(read);
+  await page.screenshot({ path: join(spec.shots, `${p.name}.png`), fullPage: true });
+  await page.close();
+  return { status: resp.status(), csp: resp.headers()['content-security-policy'] ?? '', console: messages, ...seen };
+}
+
+// read runs in the page.
+function read() {
+  const all = (sel) => [...document.querySelectorAll(sel)];
+  const badge = document.querySelector('#ownership');
+  const evidence = (id) => {
+    const e = document.getElementById(id);
+    return e ? { present: e.dataset.present === 'true', text: e.textContent.trim() } : null;
+  };
+  return {
+    title: document.title,
+    text: document.body.innerText,
+    pwned: window.__pwned ?? null,
+    scripts: document.scripts.length,
+    agents: all('tr.agent').map((e) => e.dataset.agent),
+    definitions: all('tr.definition').map((e) => e.dataset.definition),
+    packages: all('tr.package').map((e) => e.textContent.trim()),
+    ownership: badge ? { verified: badge.dataset.verified === 'true', text: badge.parentElement.textContent.trim() } : null,
+    evidenceAgent: evidence('evidence-agent'),
+    evidenceOwner: evidence('evidence-owner'),
+    lessons: all('.lesson').map((e) => ({
+      title: e.querySelector('h3')?.textContent ?? '',
+      text: e.querySelector('.lesson-text')?.textContent ?? '',
+      elements: e.querySelector('.lesson-text')?.children.length ?? -1,
+      decision: e.nextElementSibling?.classList.contains('decision') ? e.nextElementSibling.textContent.trim() : '',
+    })),
+  };
+}
