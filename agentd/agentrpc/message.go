@@ -55,7 +55,7 @@ func (s *Service) agentMessage(ctx context.Context, params json.RawMessage) (any
 // normaliseMessage checks the ids and the text and fills the correlation id.
 func (s *Service) normaliseMessage(p *MessageParams) error {
 	var err error
-	if p.Target, err = agentID("target", p.Target); err != nil {
+	if p.Target, err = s.targetID("target", p.Target, false); err != nil {
 		return err
 	}
 	if p.Source, err = optionalAgentID("source", p.Source); err != nil {

@@ -29,6 +29,11 @@ type Directory interface {
 	Metrics(id string) (directory.Metrics, bool)
 	Register(ctx context.Context, proof *nostr.Event) (directory.Agent, error)
 	Unregister(ctx context.Context, agentID string, proof *nostr.Event) error
+	// RegisterClaim and HeartbeatClaim list registrations in the
+	// protocol's own form (auth object, free-form id, no proof) as
+	// unverified (docs/AGENT-CONTEXT-PROTOCOL.md).
+	RegisterClaim(c directory.Claim) (directory.Agent, error)
+	HeartbeatClaim(id, status string) (directory.Agent, error)
 	Evaluate(ctx context.Context, evaluatorSK, agent string, score float64, review, ref string) (*nostr.Event, error)
 }
 

@@ -74,6 +74,8 @@ type Runner struct {
 	starts map[string]*sync.Mutex // serialises starting each service_uri
 	closed bool
 	wg     sync.WaitGroup // one watcher per live MCP session
+
+	schemas schemaCache // MCP tools' outputSchema (MCPOutputSchema)
 }
 
 // New returns a Runner for cfg. It starts nothing.

@@ -79,6 +79,9 @@ func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
 			return fmt.Errorf("%q: %v", name, err)
 		}
 	}
+	if err := parseRoutingSections(top, &f.Routing); err != nil {
+		return err
+	}
 	if d := f.Directory; d.HeartbeatSeconds < 0 || d.TTLSeconds < 0 ||
 		d.HeartbeatSeconds > 0 && d.TTLSeconds > 0 && d.TTLSeconds <= d.HeartbeatSeconds {
 		return fmt.Errorf(`"directory": heartbeat_seconds and ttl_seconds must be positive, and the TTL longer than the interval`)
