@@ -89,6 +89,9 @@ func runDefList(ctx context.Context, m *Main, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("def list: unexpected argument %q", fs.Arg(0))
 	}
+	if f.limit < 1 {
+		return usagef("def list: --limit must be at least 1 (got %d)", f.limit)
+	}
 	authors, err := pubkeyArgs("def list: --author", f.authors)
 	if err != nil {
 		return err
