@@ -31,12 +31,8 @@ func initBackend(t *testing.T, dir string, mapSize int64) (*eslmdb.LMDBBackend, 
 // stored returns the ids the backend's own query finds.
 func stored(t *testing.T, b *eslmdb.LMDBBackend) []string {
 	t.Helper()
-	ch, err := b.QueryEvents(context.Background(), nostr.Filter{Limit: 100_000})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ids []string
-	for evt := range ch {
+	for _, evt := range query(t, b, nostr.Filter{Limit: 100_000}) {
 		ids = append(ids, evt.ID)
 	}
 	return ids
