@@ -165,3 +165,23 @@ func checkKey(k didKey, sig, msg []byte) bool {
 	}
 	return checkSchnorr(hex.EncodeToString(k.key), hex.EncodeToString(sig), msg)
 }
+
+// NostrKeyOfDID returns the Nostr public key (64-hex, x-only) a
+// secp256k1 did:key names; an Ed25519 did:key names none.
+func NostrKeyOfDID(did string) (string, error) {
+	k, err := parseDIDKey(did)
+	if err != nil {
+		return "", err
+	}
+	if k.typ != KeySecp256k1 {
+		return "", fmt.Errorf("%s is an %s key: it names no Nostr key", clipDID(did), k.typ)
+	}
+	return hex.EncodeToString(k.key), nil
+}
+
+func clipDID(did string) string {
+	if len(did) > 60 {
+		return did[:60] + "…"
+	}
+	return did
+}
