@@ -20,6 +20,7 @@ func init() {
 		"publish": {"publish an agent definition from flags or a YAML/JSON file", runDefPublish},
 		"list":    {"list agent definitions (latest version of each by default)", runDefList},
 		"show":    {"show one agent definition and how many lessons reference it", runDefShow},
+		"fetch":   {"copy a definition from other relays (--from) to this node's relay, signature intact", runDefFetch},
 	})}
 }
 
