@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
@@ -43,6 +45,9 @@ type ingester struct {
 
 	log     *slog.Logger
 	refused int // ops of the failed commits since the last good one (writer goroutine only)
+
+	// counters for Relay.Stats
+	batches, batchOps, commitNanos atomic.Int64
 }
 
 // pendingOp is one submitted op and the channel that says it is done.
@@ -102,7 +107,12 @@ func (g *ingester) writeLoop() {
 		for i, p := range batch {
 			ops[i] = &p.op
 		}
-		g.report(g.commit(ops), len(ops)) // a failed commit marks every op Failed
+		start := time.Now()
+		err := g.commit(ops)
+		g.batches.Add(1)
+		g.batchOps.Add(int64(len(ops)))
+		g.commitNanos.Add(int64(time.Since(start)))
+		g.report(err, len(ops)) // a failed commit marks every op Failed
 		g.indexSearch(ops)
 		g.out <- batch
 	}
