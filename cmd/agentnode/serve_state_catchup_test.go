@@ -173,3 +173,48 @@ func TestServe_OfflineNodeConverges(t *testing.T) {
 		t.Fatalf("after the restart: %v %v", d, err)
 	}
 }
+
+// A document that expires (x-ttl) is purged by each node's lifecycle and
+// does not come back from the other replica through anti-entropy.
+func TestServe_ExpiredDocumentStaysGone(t *testing.T) {
+	const capID, uri = "did:nuwa:cap:otp@1.0.0", "did:nuwa:state:otp#v1"
+	const otpSchema = `{"$id": "did:nuwa:state:otp#v1", "type": "object",
+  "x-asm": {"x-visibility": "shared", "x-ttl": "PT2S"},
+  "properties": {"id": {"type": "string"}, "code": {"type": "string", "x-crdt": "lww_register"}}, "required": ["id", "code"]}`
+	cfg := filepath.Join(t.TempDir(), "serve.json")
+	if err := os.WriteFile(cfg, []byte(`{"state": {"anti_entropy_seconds": 1, "lifecycle_seconds": 1}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a := startServe(t, "--config", cfg)
+	b := startServe(t, "--config", cfg, "--peer", "ws://"+a.Addr())
+	authorSK, _ := newKey(t)
+	ownerSK, owner := newKey(t)
+	def := a.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Guard"}, {"role", "one-time codes"}}})
+	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags, CreatedAt: def.CreatedAt})
+	agentA, agentB := installOn(t, a, def.ID, owner), installOn(t, b, def.ID, owner)
+	copyKind0(t, a, b, agentA)
+	copyKind0(t, b, a, agentB)
+	publishClaims(t, a, ownerSK, agentA, agentB)
+	publishClaims(t, b, ownerSK, agentA, agentB)
+	for _, n := range []*servedNode{a, b} {
+		if _, err := n.State().Register(ctx, capID, []byte(otpSchema)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ca := state.Caller{Agent: agentA, Owner: owner, Capability: capID, Scope: "sc:test", Verbs: state.AllVerbs}
+	cb := state.Caller{Agent: agentB, Owner: owner, Capability: capID, Scope: "sc:test", Verbs: state.AllVerbs}
+	get := func(n *servedNode, c state.Caller) bool {
+		_, err := n.State().Get(ctx, c, uri, "code-1")
+		return err == nil
+	}
+	if _, err := a.State().Create(ctx, ca, uri, []byte(`{"id":"code-1","code":"424242"}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the code on B", func() bool { return get(b, cb) })
+	waitFor(t, 30*time.Second, "the code to expire on both", func() bool { return !get(a, ca) && !get(b, cb) })
+	time.Sleep(3 * time.Second) // three anti-entropy rounds between the two replicas
+	if get(a, ca) || get(b, cb) {
+		t.Fatalf("an expired document came back (A %v, B %v)", get(a, ca), get(b, cb))
+	}
+}
