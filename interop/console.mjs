@@ -6,22 +6,12 @@
 // Usage: node console.mjs '<json>' where json is
 //   {"chromium": "/usr/bin/chromium", "shots": "<dir>", "base": "http://127.0.0.1:7447",
 //    "token": "<API token>", "wrong": "<a wrong token>", "approval": "<approval id>"}
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer from 'puppeteer-core';
+import { withChromium } from './chromium.mjs';
 
 const spec = JSON.parse(process.argv[2]);
-const profile = mkdtempSync(join(tmpdir(), 'agentnode-chromium-'));
-const browser = await puppeteer.launch({
-  executablePath: spec.chromium,
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    `--user-data-dir=${profile}`],
-});
 const report = { console: [] };
-try {
+await withChromium(spec.chromium, async (browser) => {
   const page = await browser.newPage();
   page.on('console', (m) => report.console.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => report.console.push(`pageerror: ${e.message}`));
@@ -48,10 +38,7 @@ try {
   report.pwned = await page.evaluate(() => window.__pwned === true);
   await page.screenshot({ path: join(spec.shots, 'console-approved.png'), fullPage: true });
   await page.close();
-} finally {
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
-}
+});
 process.stdout.write(JSON.stringify(report) + '\n');
 
 async function signIn(page, token) {

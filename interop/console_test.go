@@ -2,9 +2,7 @@ package interop_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,23 +64,10 @@ func TestOwnerConsoleInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	spec, _ := json.Marshal(map[string]string{"chromium": chromiumPath, "shots": shots, "base": "http://" + srv.addr,
-		"token": strings.TrimSpace(string(token)), "wrong": "not-the-token", "approval": asked.ID})
-	ctx, cancel := context.WithTimeout(context.Background(), nodeTimeout(t))
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "console.mjs", string(spec))
-	cmd.Dir = filepath.Join(root, "interop")
-	logs := &lineLogger{t: t, prefix: "browser: "}
-	defer logs.flush()
-	cmd.Stderr = logs
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node console.mjs: %v", err)
-	}
+	spec := map[string]string{"chromium": chromiumPath, "shots": shots, "base": "http://" + srv.addr,
+		"token": strings.TrimSpace(string(token)), "wrong": "not-the-token", "approval": asked.ID}
 	var r consoleReport
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("console.mjs printed no report (%v): %s", err, out)
-	}
+	runBrowserScript(t, node, root, "console.mjs", spec, &r)
 	switch {
 	case !r.SignInForm:
 		t.Error("/console shows no sign-in form")

@@ -51,15 +51,7 @@ func TestServe_LateNodeConverges(t *testing.T) {
 	}
 
 	b := startServe(t, "--config", cfg, "--peer", "ws://"+a.Addr())
-	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags, CreatedAt: def.CreatedAt})
-	agentB := installOn(t, b, def.ID, owner)
-	copyKind0(t, a, b, agentA)
-	copyKind0(t, b, a, agentB)
-	publishClaims(t, a, ownerSK, agentA, agentB)
-	publishClaims(t, b, ownerSK, agentA, agentB)
-	if _, err := b.State().Register(ctx, serveTeamCap, []byte(serveTeamSchema)); err != nil {
-		t.Fatal(err)
-	}
+	agentB := joinNode(t, a, b, def, authorSK, ownerSK, agentA, serveTeamCap, serveTeamSchema)
 	cb := state.Caller{Agent: agentB, Owner: owner, Capability: serveTeamCap, Scope: "sc:test", Verbs: state.AllVerbs}
 	start := time.Now()
 	for _, id := range ids {
@@ -77,6 +69,25 @@ func TestServe_LateNodeConverges(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 60*time.Second, "B's edit on A", func() bool { return rawDoc(a, ca, ids[0]) == rawDoc(b, cb, ids[0]) })
+}
+
+// joinNode runs def's agent for the same owner on b beside agentA on a:
+// the definition, both profiles and the owner's claims on both nodes (so
+// each replica trusts the other), and capID's schema registered on b. It
+// returns b's agent.
+func joinNode(t *testing.T, a, b *servedNode, def *nostr.Event, authorSK, ownerSK, agentA, capID, schema string) string {
+	t.Helper()
+	owner, _ := nostr.GetPublicKey(ownerSK)
+	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags, CreatedAt: def.CreatedAt})
+	agentB := installOn(t, b, def.ID, owner)
+	copyKind0(t, a, b, agentA)
+	copyKind0(t, b, a, agentB)
+	publishClaims(t, a, ownerSK, agentA, agentB)
+	publishClaims(t, b, ownerSK, agentA, agentB)
+	if _, err := b.State().Register(context.Background(), capID, []byte(schema)); err != nil {
+		t.Fatal(err)
+	}
+	return agentB
 }
 
 func installOn(t *testing.T, n *servedNode, def, owner string) string {
@@ -142,15 +153,7 @@ func TestServe_OfflineNodeConverges(t *testing.T) {
 	}
 	dataB := t.TempDir()
 	b := startServe(t, "--config", cfg, "--data", dataB, "--peer", "ws://"+a.Addr())
-	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags, CreatedAt: def.CreatedAt})
-	agentB := installOn(t, b, def.ID, owner)
-	copyKind0(t, a, b, agentA)
-	copyKind0(t, b, a, agentB)
-	publishClaims(t, a, ownerSK, agentA, agentB)
-	publishClaims(t, b, ownerSK, agentA, agentB)
-	if _, err := b.State().Register(ctx, serveTeamCap, []byte(serveTeamSchema)); err != nil {
-		t.Fatal(err)
-	}
+	agentB := joinNode(t, a, b, def, authorSK, ownerSK, agentA, serveTeamCap, serveTeamSchema)
 	ca := state.Caller{Agent: agentA, Owner: owner, Capability: serveTeamCap, Scope: "sc:test", Verbs: state.AllVerbs}
 	cb := state.Caller{Agent: agentB, Owner: owner, Capability: serveTeamCap, Scope: "sc:test", Verbs: state.AllVerbs}
 	id := "33333333-3333-4333-8333-000000000001"
@@ -191,17 +194,11 @@ func TestServe_ExpiredDocumentStaysGone(t *testing.T) {
 	authorSK, _ := newKey(t)
 	ownerSK, owner := newKey(t)
 	def := a.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Guard"}, {"role", "one-time codes"}}})
-	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags, CreatedAt: def.CreatedAt})
-	agentA, agentB := installOn(t, a, def.ID, owner), installOn(t, b, def.ID, owner)
-	copyKind0(t, a, b, agentA)
-	copyKind0(t, b, a, agentB)
-	publishClaims(t, a, ownerSK, agentA, agentB)
-	publishClaims(t, b, ownerSK, agentA, agentB)
-	for _, n := range []*servedNode{a, b} {
-		if _, err := n.State().Register(ctx, capID, []byte(otpSchema)); err != nil {
-			t.Fatal(err)
-		}
+	agentA := installOn(t, a, def.ID, owner)
+	if _, err := a.State().Register(ctx, capID, []byte(otpSchema)); err != nil {
+		t.Fatal(err)
 	}
+	agentB := joinNode(t, a, b, def, authorSK, ownerSK, agentA, capID, otpSchema)
 	ca := state.Caller{Agent: agentA, Owner: owner, Capability: capID, Scope: "sc:test", Verbs: state.AllVerbs}
 	cb := state.Caller{Agent: agentB, Owner: owner, Capability: capID, Scope: "sc:test", Verbs: state.AllVerbs}
 	get := func(n *servedNode, c state.Caller) bool {
