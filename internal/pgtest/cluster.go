@@ -107,14 +107,18 @@ func start() (*cluster, error) {
 func (c *cluster) data() string { return filepath.Join(c.dir, "data") }
 
 // startServer starts postgres on a free port, sockets in the temp dir.
-// fsync is off: the cluster is thrown away, and the machine is shared.
+// fsync is off (the cluster is thrown away, and the machine is shared)
+// unless PGTEST_FSYNC=on, for durable figures from benchmarks.
 func (c *cluster) startServer() error {
 	port, err := freePort()
 	if err != nil {
 		return err
 	}
 	c.port = port
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", port, c.dir)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", port, c.dir)
+	if os.Getenv("PGTEST_FSYNC") != "on" {
+		opts += " -c fsync=off"
+	}
 	return c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "log"), "-o", opts, "-w", "-t", "60", "start")
 }
 

@@ -19,6 +19,9 @@
 //		...
 //	}
 //
+// The server runs with fsync=off; PGTEST_FSYNC=on keeps fsync for durable
+// figures (go test -bench).
+//
 // Without the TestMain the cluster is still removed, but only by the process
 // exit's best effort; with it, Main stops the server after m.Run.
 package pgtest
