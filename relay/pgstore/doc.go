@@ -48,7 +48,7 @@
 //   - an empty tag list ({"#p": []}) is an error ("empty tag set") instead
 //     of matching nothing (73);
 //   - search is content LIKE '%phrase%': misses tag text and non-adjacent
-//     words (23);
+//     words (25 search filters disagreed);
 //   - tag matching ignores the key (tagvalues is the values of all
 //     single-letter tags): a #e filter returns an event whose only tag is a
 //     p with that value;
