@@ -7,7 +7,7 @@ GOFLAGS_  := -tags $(GOTAGS)
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.Version=$(VERSION)
 
-.PHONY: run build test test-go interop-deps chromium fuzz bench vet
+.PHONY: run build test test-go interop-deps chromium postgres fuzz bench vet
 
 ## run: build and start the node with embedded defaults (ws://127.0.0.1:7447, ./agentnode-data)
 run: build
@@ -17,8 +17,8 @@ run: build
 build:
 	$(GO) build $(GOFLAGS_) -ldflags '$(LDFLAGS)' -o bin/agentnode ./cmd/agentnode
 
-## test: everything — installs the interop npm packages and chromium, vets, runs every Go test (incl. the nostr-tools and browser suites)
-test: interop-deps chromium vet test-go
+## test: everything — installs the interop npm packages, chromium and postgresql, vets, runs every Go test (incl. the nostr-tools and browser suites)
+test: interop-deps chromium postgres vet test-go
 
 interop-deps:
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
@@ -29,6 +29,13 @@ CHROMIUM := /usr/bin/chromium
 chromium:
 	@test -x $(CHROMIUM) || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium) \
 		|| echo "chromium could not be installed: the browser tests (interop/web_test.go) will skip"
+
+## postgres: Debian's PostgreSQL server binaries for the Postgres tests (internal/pgtest starts a
+## throwaway cluster from them); a no-op when installed. Where apt-get cannot install them the
+## Postgres tests skip and say why.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql) \
+		|| echo "postgresql could not be installed: the Postgres tests (internal/pgtest users) will skip"
 
 vet:
 	$(GO) vet $(GOFLAGS_) ./...

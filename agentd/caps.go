@@ -325,6 +325,7 @@ func (d *Daemon) put(ctx context.Context, agent string, c checked) (InstalledCap
 		Author: c.author, EventID: c.eventID, Naddr: c.naddr, SHA256: sha256hex(p.Raw),
 		SchemaURI: p.SchemaURI(), MemoryScope: p.Metadata.MemoryScope,
 		Permissions: nonNil(slices.Clone(p.Metadata.Permissions.Require)), Tools: nonNil(p.ToolNames()),
+		NotCallable: p.NotCallable(), Warnings: p.WarningStrings(),
 		File: rel, InstalledAt: now()}, nil
 }
 

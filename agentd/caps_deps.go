@@ -44,6 +44,14 @@ type BindingCaller interface {
 	CallBinding(ctx context.Context, agent, tool string, b acp.Binding, args json.RawMessage) (json.RawMessage, error)
 }
 
+// BindingSchemas is what a BindingCaller may also do: give the output
+// schema of a binding's tool (an mcp_service binding: the backing MCP
+// tool's outputSchema), nil when there is none. CAP and MCP advertise it
+// for a tool whose package declares none, and check results against it.
+type BindingSchemas interface {
+	OutputSchema(ctx context.Context, b acp.Binding) (json.RawMessage, error)
+}
+
 // ChatModel completes a chat turn (OpenAI-compatible); *llm.Client
 // satisfies it, and so does any modelloop.Completer.
 type ChatModel interface {

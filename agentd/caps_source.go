@@ -4,11 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/llm"
+	"github.com/agentnode/agentnode/capabilities/router"
+	"github.com/agentnode/agentnode/lessons"
 )
 
 // CapSource is the daemon as a CAP source (capabilities/cap): an agent's
@@ -39,6 +44,10 @@ func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capabi
 	if err != nil {
 		return nil, capError(err)
 	}
+	comp, err := s.d.compose(ctx, a.PubKey)
+	if err != nil {
+		return nil, capError(err)
+	}
 	var out []cap.Capability
 	for _, ic := range caps {
 		p, err := s.d.pkg(a.PubKey, ic)
@@ -46,15 +55,44 @@ func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capabi
 			s.d.log.Warn("capability not listed", "agent", a.PubKey, "cap", ic.ID, "err", err)
 			continue
 		}
+		allowed := lessons.CombineNudges(p.ToolNames(), comp.subject.Nudges...)
 		for _, m := range cap.ManifestsFor(p) {
 			impl := capImpl{capID: p.Metadata.ID}
 			if m.Kind == cap.KindTool {
 				_, impl.tool, _ = strings.Cut(m.CapabilityID, "/")
+				hidden := !slices.Contains(allowed, impl.tool) // a nudge takes it away (docs/CAP.md)
+				if len(m.OutputSchema) == 0 && !hidden {
+					m.OutputSchema = s.bindingSchema(ctx, p, impl.tool)
+				}
+				out = append(out, cap.Capability{Manifest: m, Impl: impl, Hidden: hidden})
+				continue
 			}
 			out = append(out, cap.Capability{Manifest: m, Impl: impl})
 		}
 	}
 	return out, nil
+}
+
+// bindingSchemaTimeout bounds asking a binding for its output schema.
+const bindingSchemaTimeout = 5 * time.Second
+
+// bindingSchema is the output schema the tool's binding declares (the
+// backing MCP tool's outputSchema), or nil; a failure is logged, not
+// fatal: the tool is listed without one.
+func (s capSource) bindingSchema(ctx context.Context, p *acp.Package, tool string) json.RawMessage {
+	bs, ok := s.d.cfg.Bindings.(BindingSchemas)
+	b, bound := p.Bindings[tool]
+	if !ok || !bound || !b.Callable() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, bindingSchemaTimeout)
+	defer cancel()
+	schema, err := bs.OutputSchema(ctx, b)
+	if err != nil {
+		s.d.log.Warn("binding output schema", "cap", p.Metadata.ID, "tool", tool, "err", err)
+		return nil
+	}
+	return schema
 }
 
 // Run runs a tool through the executor, or a skill as a chat turn.
@@ -86,7 +124,7 @@ func (s capSource) runSkill(ctx context.Context, agent, capID string, input json
 	if err != nil {
 		return nil, capError(err)
 	}
-	res, err := s.d.turn(ctx, a, "", capID, in.Message)
+	res, err := s.d.turn(ctx, a, "", router.Decision{Capability: capID, Message: in.Message})
 	if errors.Is(err, llm.ErrNoModel) {
 		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "no model is configured on this node: a skill needs one")
 	}

@@ -24,16 +24,22 @@ type InstalledCap struct {
 	Name    string `json:"name"`    // <name>
 	Version string `json:"version"` // <semver>
 	Title   string `json:"title"`   // metadata.name
-	Author  string `json:"author"`  // 64-hex key that signed the package
+	Author  string `json:"author"`  // 64-hex key that signed the package (an Ed25519 signer: its did:key)
 	// EventID is the kind-30199 event it was installed from; empty for a
 	// signed local file.
-	EventID     string    `json:"event_id,omitempty"`
-	Naddr       string    `json:"naddr,omitempty"`
-	SHA256      string    `json:"sha256"` // of the cached file
-	SchemaURI   string    `json:"schema_uri"`
-	MemoryScope string    `json:"memory_scope,omitempty"`
-	Permissions []string  `json:"permissions"` // granted: metadata.permissions.require
-	Tools       []string  `json:"tools"`
+	EventID     string   `json:"event_id,omitempty"`
+	Naddr       string   `json:"naddr,omitempty"`
+	SHA256      string   `json:"sha256"` // of the cached file
+	SchemaURI   string   `json:"schema_uri"`
+	MemoryScope string   `json:"memory_scope,omitempty"`
+	Permissions []string `json:"permissions"` // granted: metadata.permissions.require
+	Tools       []string `json:"tools"`
+	// NotCallable lists the tools that are listed but cannot run here, each
+	// "name: reason" (no binding, a binding type the node does not run).
+	NotCallable []string `json:"not_callable,omitempty"`
+	// Warnings are the package's parse warnings, kept through install
+	// (docs/INTEROP.md).
+	Warnings    []string  `json:"warnings,omitempty"`
 	File        string    `json:"file"` // the cached package, relative to the agent's directory
 	InstalledAt time.Time `json:"installed_at"`
 	UpgradedAt  time.Time `json:"upgraded_at,omitzero"`

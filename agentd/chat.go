@@ -22,12 +22,18 @@ type ChatReply struct {
 	Answer       string `json:"answer"`
 	// Capability is the capability that answered ("" = the agent's own
 	// prompt); Reason says why the router chose it (switch, back, stack,
-	// trigger:<value>, fallback).
-	Capability string         `json:"capability,omitempty"`
-	Reason     string         `json:"reason"`
-	Steps      int            `json:"steps"` // model calls
-	ToolCalls  []ToolCallView `json:"tool_calls,omitempty"`
-	Done       bool           `json:"done,omitempty"` // the capability finished (popped)
+	// trigger:<value>, reclassify:<value>, refused:model, fallback).
+	Capability string `json:"capability,omitempty"`
+	Reason     string `json:"reason"`
+	// Model is the configured model chosen for the capability's
+	// llm_requirements ("" = the default).
+	Model string `json:"model,omitempty"`
+	// Popped lists the capabilities that left the stack before this
+	// message (idle timeout, re-classification).
+	Popped    []string       `json:"popped,omitempty"`
+	Steps     int            `json:"steps"` // model calls
+	ToolCalls []ToolCallView `json:"tool_calls,omitempty"`
+	Done      bool           `json:"done,omitempty"` // the capability finished (popped)
 }
 
 // ToolCallView is one tool call the model made during a chat turn.
@@ -72,13 +78,14 @@ func (d *Daemon) Chat(ctx context.Context, agent, conversation, text string) (Ch
 		return ChatReply{}, err
 	}
 	dec := r.Route(conv, text)
-	reply := ChatReply{Agent: a.PubKey, Conversation: conv, Capability: dec.Capability, Reason: dec.Reason}
+	reply := ChatReply{Agent: a.PubKey, Conversation: conv, Capability: dec.Capability, Reason: dec.Reason,
+		Model: dec.Model, Popped: dec.Popped}
 	if dec.Reply != "" {
 		reply.Answer = dec.Reply
 		d.logTurn(ctx, a, text, reply.Answer)
 		return reply, nil
 	}
-	res, err := d.turn(ctx, a, conv, dec.Capability, dec.Message)
+	res, err := d.turn(ctx, a, conv, dec)
 	if err != nil {
 		return ChatReply{}, err
 	}
@@ -102,7 +109,8 @@ func (d *Daemon) checkRevoked(a Agent) error {
 
 // turn runs the model on message with capID's prompt and tools (capID ""
 // = the agent's own).
-func (d *Daemon) turn(ctx context.Context, a Agent, conv, capID, message string) (*modelloop.Result, error) {
+func (d *Daemon) turn(ctx context.Context, a Agent, conv string, dec router.Decision) (*modelloop.Result, error) {
+	capID, message := dec.Capability, dec.Message
 	if d.cfg.Model == nil {
 		return nil, fmt.Errorf("%w: %s", llm.ErrNoModel, noModelHint)
 	}
@@ -110,11 +118,16 @@ func (d *Daemon) turn(ctx context.Context, a Agent, conv, capID, message string)
 	if err != nil {
 		return nil, err
 	}
+	if dec.Model == "" && ts.pkg != nil { // a skill call: no router chose
+		if dec.Model, err = router.ChooseModel(capID, ts.pkg.Metadata.LLM, d.cfg.Models); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrModelFailed, err)
+		}
+	}
 	system, err := d.systemPrompt(ctx, a, ts)
 	if err != nil {
 		return nil, err
 	}
-	res, err := modelloop.Run(ctx, modelloop.Turn{Model: d.cfg.Model, System: system,
+	res, err := modelloop.Run(ctx, modelloop.Turn{Model: d.cfg.Model, ModelName: dec.Model, System: system,
 		History: d.caps.chat.history(a.PubKey, conv), User: message,
 		Tools: ts.defs, Allowed: ts.Allowed, Exec: ts})
 	if err != nil {
@@ -174,7 +187,8 @@ func (d *Daemon) router(agent string) (*router.Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.caps.chat.setRouter(agent, router.New(routes)), nil
+	opts := router.Options{Models: d.cfg.Models, IdleTimeout: d.cfg.RouterIdle}
+	return d.caps.chat.setRouter(agent, router.NewWith(routes, opts)), nil
 }
 
 // routes are the agent's installed capabilities as the router sees them.
@@ -190,7 +204,7 @@ func (d *Daemon) routes(agent string) ([]router.Route, error) {
 			d.log.Warn("capability skipped by the router", "agent", agent, "cap", ic.ID, "err", err)
 			continue
 		}
-		routes = append(routes, router.Route{ID: p.Metadata.ID, Name: p.Metadata.Name, Triggers: p.Metadata.Triggers})
+		routes = append(routes, router.RouteOf(p))
 	}
 	return routes, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/keystore"
+	"github.com/agentnode/agentnode/capabilities/router"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -77,6 +78,13 @@ type Config struct {
 	// Model is the chat model (*llm.Client satisfies it). Nil: Chat fails
 	// with llm.ErrNoModel; nothing else needs a model.
 	Model ChatModel
+	// Models are the models capabilities' llm_requirements choose among
+	// (the serve config's `models`; docs/ROUTER.md). None: requirements
+	// are not checked and Model's own model answers.
+	Models []router.Model
+	// RouterIdle is the router's idle timeout (0 = its default, 30
+	// minutes; negative = never).
+	RouterIdle time.Duration
 }
 
 // Daemon runs the agents installed on a node: it keeps their keys and

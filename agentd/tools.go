@@ -172,6 +172,9 @@ func (ts *toolset) callBinding(ctx context.Context, name string, args json.RawMe
 	if !ok {
 		return nil, capabilities.Errorf(capabilities.CodeNotFound, "no binding for tool %q", name)
 	}
+	if !b.Callable() {
+		return nil, capabilities.Errorf(capabilities.CodeNotFound, "tool %q: binding type %q is not one this node runs (the package was accepted, the tool is not callable)", name, b.Type)
+	}
 	if ts.d.cfg.Bindings == nil {
 		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "this node runs no tool bindings (%s)", b.Type)
 	}
@@ -211,6 +214,14 @@ func decodeStrict(args json.RawMessage, v any) error {
 func RunnerBindings(r *bindings.Runner) BindingCaller { return runnerBindings{r} }
 
 type runnerBindings struct{ r *bindings.Runner }
+
+// OutputSchema is the MCP tool's outputSchema for an mcp_service binding.
+func (rb runnerBindings) OutputSchema(ctx context.Context, b acp.Binding) (json.RawMessage, error) {
+	if b.Type != acp.BindMCPService {
+		return nil, nil
+	}
+	return rb.r.MCPOutputSchema(ctx, b.ServiceURI, b.MCPAction)
+}
 
 func (rb runnerBindings) CallBinding(ctx context.Context, agent, tool string, b acp.Binding, args json.RawMessage) (json.RawMessage, error) {
 	return rb.r.Call(ctx, bindings.Call{Agent: agent, Tool: tool, Binding: b, Args: args})

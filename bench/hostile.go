@@ -95,23 +95,27 @@ func RunHostile(ctx context.Context, opts HostileOptions) (*HostileReport, error
 	return rep, nil
 }
 
-// hostileDir makes a fresh data directory under opts.Dir.
-func hostileDir(opts HostileOptions, label string) (string, func(), error) {
+// withHostileRelay serves the agentnode relay on a fresh data directory
+// under opts.Dir for the length of fn, then closes and removes both.
+func withHostileRelay(ctx context.Context, opts HostileOptions, label string, fn func(*server) error) (err error) {
 	dir, err := os.MkdirTemp(opts.Dir, "agentnode-bench-hostile-"+label+"-")
-	return dir, func() { os.RemoveAll(dir) }, err
-}
-
-func hostileSlowReaders(ctx context.Context, opts HostileOptions, rep *HostileReport) (err error) {
-	dir, cleanup, err := hostileDir(opts, "slow")
 	if err != nil {
 		return err
 	}
-	defer cleanup()
+	defer os.RemoveAll(dir)
 	s, err := serve(ctx, openers[0], dir)
 	if err != nil {
 		return err
 	}
 	defer closeServer(s, &err)
+	return fn(s)
+}
+
+func hostileSlowReaders(ctx context.Context, opts HostileOptions, rep *HostileReport) error {
+	return withHostileRelay(ctx, opts, "slow", func(s *server) error { return slowReaders(ctx, s, opts, rep) })
+}
+
+func slowReaders(ctx context.Context, s *server, opts HostileOptions, rep *HostileReport) error {
 	content := strings.Repeat("x", 4096)
 	sign := func(label string) ([]*nostr.Event, error) {
 		sk := nostr.GeneratePrivateKey()
@@ -192,17 +196,11 @@ func dialSmallBuffer(ctx context.Context, url string) (*websocket.Conn, error) {
 	return c, err
 }
 
-func hostileFlood(ctx context.Context, opts HostileOptions, rep *HostileReport) (err error) {
-	dir, cleanup, err := hostileDir(opts, "flood")
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	s, err := serve(ctx, openers[0], dir)
-	if err != nil {
-		return err
-	}
-	defer closeServer(s, &err)
+func hostileFlood(ctx context.Context, opts HostileOptions, rep *HostileReport) error {
+	return withHostileRelay(ctx, opts, "flood", func(s *server) error { return flood(ctx, s, opts, rep) })
+}
+
+func flood(ctx context.Context, s *server, opts HostileOptions, rep *HostileReport) error {
 	fmt.Fprintf(opts.Progress, "loading %d events\n", opts.Stored)
 	if err := loadSmallEvents(ctx, s.relay, opts.Stored); err != nil {
 		return err

@@ -37,6 +37,29 @@ type Definition struct {
 	Files []EventRef // ["e", id, relay, "file"] (and TENEX's older "script")
 	Forks []EventRef // ["e", id, relay, "fork"]
 	Refs  []EventRef // ["e", id, relay] without a marker, or with one this package does not know
+
+	// Unread names, once each in order of appearance, the tags the event
+	// carries that this package does not interpret (TENEX's "skill",
+	// "phase", a future revision's fields): kept in the stored event,
+	// shown to people as such, never dropped silently (docs/INTEROP.md).
+	Unread []string
+}
+
+// definitionTags are the tags ParseDefinition reads, plus the generic ones
+// any event may carry (NIP-31 alt, NIP-89 client, NIP-40 expiration).
+var definitionTags = map[string]bool{"d": true, "title": true, "role": true, "instructions": true,
+	"use-criteria": true, "description": true, "image": true, "category": true, "tool": true, "ver": true,
+	"e": true, "alt": true, "client": true, "expiration": true}
+
+// unreadTags returns the names of tags not in known, once each.
+func unreadTags(tags nostr.Tags, known map[string]bool) []string {
+	var out []string
+	for _, t := range tags {
+		if len(t) > 0 && !known[t[0]] && !slices.Contains(out, t[0]) {
+			out = append(out, t[0])
+		}
+	}
+	return out
 }
 
 // MarkerScript is TENEX's older marker for a file reference (kind 1063);
@@ -74,6 +97,7 @@ func ParseDefinition(evt *nostr.Event) (*Definition, error) {
 		d.Version = v
 	}
 	d.addRefs(tags)
+	d.Unread = unreadTags(tags, definitionTags)
 	return d, nil
 }
 

@@ -16,11 +16,11 @@ type Profile struct {
 	PubKey    string
 	CreatedAt nostr.Timestamp
 
-	Bot          bool   // carries a ["bot"] tag
-	DefinitionID string // first "e" (64-hex only)
+	Bot          bool     // carries a ["bot"] tag
+	DefinitionID string   // first "e" (64-hex only)
 	Owner        string   // first "p" (64-hex only): the claimed owner
 	Owners       []string // every distinct 64-hex "p", in order: older TENEX profiles name each whitelisted pubkey
-	Name         string // Metadata["name"]
+	Name         string   // Metadata["name"]
 	// Metadata is the decoded content; numbers are json.Number so that they
 	// survive a round trip unchanged.
 	Metadata map[string]any

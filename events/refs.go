@@ -56,8 +56,19 @@ func ParsePubKey(s string) (string, error) {
 	if prefix == "nsec" || strings.HasPrefix(strings.ToLower(s), "nsec1") {
 		return "", fmt.Errorf("parse pubkey: got a secret key (nsec): %w", ErrBadPubKey)
 	}
-	return "", fmt.Errorf("parse pubkey %q: %w", clip(s, 80), ErrBadPubKey)
+	if err != nil && (prefix == "npub" || prefix == "nprofile" || strings.HasPrefix(strings.ToLower(s), "npub1")) {
+		return "", pubKeyError(fmt.Sprintf("parse pubkey %q: not a valid npub (%v)", clip(s, 80), err))
+	}
+	return "", pubKeyError(fmt.Sprintf("parse pubkey %q: want an npub, an nprofile or 64 hex characters", clip(s, 80)))
 }
+
+// pubKeyError says what was wrong with a public key argument; it is an
+// ErrBadPubKey (errors.Is) without repeating that sentinel's text, which
+// speaks of tag values.
+type pubKeyError string
+
+func (e pubKeyError) Error() string { return string(e) }
+func (e pubKeyError) Unwrap() error { return ErrBadPubKey }
 
 // ParseSecretKey accepts an nsec or 64 hex characters and returns lower-case
 // hex. Errors never echo the input.

@@ -12,29 +12,17 @@
 // every console message and page error (a CSP violation is one), and
 // whether a script injected into the page ran (window.__pwned), and it
 // saves a full-page screenshot <shots>/<name>.png.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer from 'puppeteer-core';
+import { withChromium } from './chromium.mjs';
 
 const spec = JSON.parse(process.argv[2]);
-const profile = mkdtempSync(join(tmpdir(), 'agentnode-chromium-'));
-const browser = await puppeteer.launch({
-  executablePath: spec.chromium,
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    `--user-data-dir=${profile}`],
-});
-const report = {};
-try {
+const report = await withChromium(spec.chromium, async (browser) => {
+  const out = {};
   for (const p of spec.pages) {
-    report[p.name] = await visit(browser, p);
+    out[p.name] = await visit(browser, p);
   }
-} finally {
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
-}
+  return out;
+});
 process.stdout.write(JSON.stringify(report) + '\n');
 
 async function visit(browser, p) {

@@ -199,23 +199,31 @@ func browse(t *testing.T, node, root, shots string, pages map[string]string) map
 	for name, url := range pages {
 		spec.Pages = append(spec.Pages, visit{name, url})
 	}
+	report := map[string]pageReport{}
+	runBrowserScript(t, node, root, "browser.mjs", spec, &report)
+	return report
+}
+
+// runBrowserScript runs interop/<script> with spec as its JSON argument
+// and decodes the one JSON report it prints into report; its stderr goes
+// to the test log.
+func runBrowserScript(t *testing.T, node, root, script string, spec, report any) {
+	t.Helper()
 	arg, _ := json.Marshal(spec)
 	ctx, cancel := context.WithTimeout(context.Background(), nodeTimeout(t))
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "browser.mjs", string(arg))
+	cmd := exec.CommandContext(ctx, node, script, string(arg))
 	cmd.Dir = filepath.Join(root, "interop")
 	logs := &lineLogger{t: t, prefix: "browser: "}
 	defer logs.flush()
 	cmd.Stderr = logs
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node browser.mjs: %v", err)
+		t.Fatalf("node %s: %v", script, err)
 	}
-	report := map[string]pageReport{}
-	if err := json.Unmarshal(out, &report); err != nil {
-		t.Fatalf("browser.mjs printed no report (%v): %s", err, out)
+	if err := json.Unmarshal(out, report); err != nil {
+		t.Fatalf("%s printed no report (%v): %s", script, err, out)
 	}
-	return report
 }
 
 // checkCommon: every page answered 200 under the strict CSP, holds no

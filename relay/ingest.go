@@ -3,7 +3,10 @@ package relay
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
@@ -39,6 +42,12 @@ type ingester struct {
 	started bool // set by store.startIngest, before any op
 	stop    chan struct{}
 	wg      sync.WaitGroup
+
+	log     *slog.Logger
+	refused int // ops of the failed commits since the last good one (writer goroutine only)
+
+	// counters for Relay.Stats
+	batches, batchOps, commitNanos atomic.Int64
 }
 
 // pendingOp is one submitted op and the channel that says it is done.
@@ -47,9 +56,9 @@ type pendingOp struct {
 	done chan struct{}
 }
 
-func newIngester(w *lmdbw.Writer, search *searchIndex) *ingester {
+func newIngester(w *lmdbw.Writer, search *searchIndex, log *slog.Logger) *ingester {
 	return &ingester{commit: w.Commit, search: search, in: make(chan *pendingOp, maxIngestBatch),
-		out: make(chan []*pendingOp, 64), stop: make(chan struct{}), announce: func(*nostr.Event) {}}
+		out: make(chan []*pendingOp, 64), stop: make(chan struct{}), announce: func(*nostr.Event) {}, log: log}
 }
 
 // start runs the writer and the announcer until close.
@@ -98,9 +107,30 @@ func (g *ingester) writeLoop() {
 		for i, p := range batch {
 			ops[i] = &p.op
 		}
-		g.commit(ops) // a failed commit marks every op Failed
+		start := time.Now()
+		err := g.commit(ops)
+		g.batches.Add(1)
+		g.batchOps.Add(int64(len(ops)))
+		g.commitNanos.Add(int64(time.Since(start)))
+		g.report(err, len(ops)) // a failed commit marks every op Failed
 		g.indexSearch(ops)
 		g.out <- batch
+	}
+}
+
+// report logs the first failed commit of a run of failures (a full disk
+// fails every batch until space returns) and the first good commit after
+// it. A failed commit leaves nothing behind: the next batch tries afresh.
+func (g *ingester) report(err error, n int) {
+	switch {
+	case err != nil && g.refused == 0:
+		g.log.Error("writes refused until the next commit succeeds", "err", err)
+		g.refused += n
+	case err != nil:
+		g.refused += n
+	case g.refused > 0:
+		g.log.Info("writes resumed", "refused", g.refused)
+		g.refused = 0
 	}
 }
 

@@ -86,19 +86,8 @@ func TestInterop_NIPAECorpus(t *testing.T) {
 		"backend": backend, "project": "31933:" + owner + ":my-project"}
 	for _, cc := range loadCorpus(t, "nipae.json") {
 		t.Run(cc.Name, func(t *testing.T) {
-			evt := vars.event(cc)
-			if err := evt.Sign(nostr.GeneratePrivateKey()); err != nil {
-				t.Fatal(err)
-			}
-			err := publishWS(t, c, &evt)
-			switch {
-			case cc.Verdict == "accepted" && err != nil:
-				t.Fatalf("refused (%v); want accepted\nsource: %s", err, cc.Source)
-			case cc.Verdict == "refused" && err == nil:
-				t.Fatalf("accepted; want refused: %s\nsource: %s", cc.Reason, cc.Source)
-			case cc.Verdict == "refused" && !strings.Contains(err.Error(), cc.Reason):
-				t.Fatalf("refused with %v; want %q", err, cc.Reason)
-			case cc.Verdict == "refused":
+			evt := publishCase(t, c, vars, cc)
+			if cc.Verdict == "refused" {
 				return
 			}
 			got := queryWS(t, c, nostr.Filter{IDs: []string{evt.ID}})
@@ -108,6 +97,26 @@ func TestInterop_NIPAECorpus(t *testing.T) {
 			checkMeaning(t, got[0], cc.Expect)
 		})
 	}
+}
+
+// publishCase signs cc's event with a fresh key, publishes it over the
+// websocket and checks the relay's verdict against the corpus's.
+func publishCase(t *testing.T, c *nostr.Relay, vars corpusVars, cc corpusCase) nostr.Event {
+	t.Helper()
+	evt := vars.event(cc)
+	if err := evt.Sign(nostr.GeneratePrivateKey()); err != nil {
+		t.Fatal(err)
+	}
+	err := publishWS(t, c, &evt)
+	switch {
+	case cc.Verdict == "accepted" && err != nil:
+		t.Fatalf("refused (%v); want accepted\nsource: %s", err, cc.Source)
+	case cc.Verdict == "refused" && err == nil:
+		t.Fatalf("accepted; want refused: %s\nsource: %s", cc.Reason, cc.Source)
+	case cc.Verdict == "refused" && !strings.Contains(err.Error(), cc.Reason):
+		t.Fatalf("refused with %v; want %q", err, cc.Reason)
+	}
+	return evt
 }
 
 // checkMeaning parses a stored event with the events package and compares
@@ -166,20 +175,6 @@ func TestInterop_CommentCorpus(t *testing.T) {
 	vars := corpusVars{"lesson": lesson.ID, "lessonAuthor": lesson.PubKey, "note": note.ID,
 		"comment": top.ID, "commentAuthor": top.PubKey, "unknown": hexID(0xe)}
 	for _, cc := range loadCorpus(t, "comments.json") {
-		t.Run(cc.Name, func(t *testing.T) {
-			evt := vars.event(cc)
-			if err := evt.Sign(nostr.GeneratePrivateKey()); err != nil {
-				t.Fatal(err)
-			}
-			err := publishWS(t, c, &evt)
-			switch {
-			case cc.Verdict == "accepted" && err != nil:
-				t.Fatalf("refused (%v); want accepted\nsource: %s", err, cc.Source)
-			case cc.Verdict == "refused" && err == nil:
-				t.Fatalf("accepted; want refused: %s\nsource: %s", cc.Reason, cc.Source)
-			case cc.Verdict == "refused" && !strings.Contains(err.Error(), cc.Reason):
-				t.Fatalf("refused with %v; want %q", err, cc.Reason)
-			}
-		})
+		t.Run(cc.Name, func(t *testing.T) { publishCase(t, c, vars, cc) })
 	}
 }

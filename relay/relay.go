@@ -127,15 +127,22 @@ func (r *Relay) wireBudgets(rl *khatru.Relay, lim Limits) {
 	})
 }
 
-// Stats are the relay's connection counters.
+// Stats are the relay's counters since Open.
 type Stats struct {
-	Connections   int   // open websocket connections
-	SlowConsumers int64 // connections cut off since Open for not reading
+	Connections   int           // open websocket connections
+	Subscriptions int           // live subscription filters over all connections
+	SlowConsumers int64         // connections cut off for not reading
+	Batches       int64         // write transactions committed (or failed) by the group-commit writer
+	BatchOps      int64         // events, replacements and deletions in them
+	CommitTime    time.Duration // time spent committing them (fsync included)
 }
 
-// Stats reports the relay's connection counters.
+// Stats reports the relay's counters.
 func (r *Relay) Stats() Stats {
-	return Stats{Connections: r.Connections(), SlowConsumers: r.slowConsumers.Load()}
+	g := r.store.ingest
+	return Stats{Connections: r.Connections(), Subscriptions: r.khatru.Relay.ListenerCount(),
+		SlowConsumers: r.slowConsumers.Load(), Batches: g.batches.Load(), BatchOps: g.batchOps.Load(),
+		CommitTime: time.Duration(g.commitNanos.Load())}
 }
 
 // announce tells OnStored listeners and live subscribers about an event

@@ -84,6 +84,11 @@ type searchIndex struct {
 	// nothing unflushed skips the flush (an empty batch still costs a
 	// bluge commit).
 	unflushed atomic.Int64
+	// failed is set by the first failed index write (a full disk, ...):
+	// bluge keeps the unwritten segments in memory and retries them with
+	// the next write, but a close then leaves no clean marker, so the next
+	// Open rebuilds the index from LMDB.
+	failed atomic.Bool
 }
 
 // indexRequest is one queued write (doc or del) or a flush (done only).
@@ -95,7 +100,7 @@ type indexRequest struct {
 
 func openSearchIndex(path string, log *slog.Logger) (*searchIndex, bool, error) {
 	clean := fileExists(filepath.Join(path, cleanMarker))
-	writer, err := bluge.OpenWriter(bluge.DefaultConfig(path))
+	writer, err := bluge.OpenWriter(searchConfig(path))
 	if err != nil {
 		return nil, false, fmt.Errorf("open search index: %w", err)
 	}
@@ -136,8 +141,8 @@ func (x *searchIndex) run() {
 		}
 		var err error
 		if writes > 0 {
-			if err = x.writer.Batch(batch); err != nil {
-				x.log.Error("search index write failed", "err", err)
+			if err = x.writer.Batch(batch); err != nil && !x.failed.Swap(true) {
+				x.log.Error("search index write failed; the index is rebuilt at the next open", "err", err)
 			}
 			x.unflushed.Add(-writes)
 		}
@@ -223,7 +228,9 @@ func (x *searchIndex) flush(ctx context.Context) error {
 // index knows kinds, authors and time bounds; the caller re-checks every
 // other filter field.
 func (x *searchIndex) ids(ctx context.Context, filter nostr.Filter) ([]string, error) {
-	if err := x.flush(ctx); err != nil {
+	// A failed flush (a full disk) still leaves the queued documents in
+	// bluge's in-memory snapshot: search them.
+	if err := x.flush(ctx); err != nil && ctx.Err() != nil {
 		return nil, err
 	}
 	reader, err := x.writer.Reader()
@@ -278,13 +285,13 @@ func searchQuery(filter nostr.Filter) bluge.Query {
 	return q
 }
 
-// close commits what is queued, stops the indexer and marks the index
-// clean, so that the next Open trusts it.
+// close commits what is queued, stops the indexer and, unless a write
+// failed, marks the index clean, so that the next Open trusts it.
 func (x *searchIndex) close() error {
 	close(x.reqs)
 	<-x.stopped
 	err := x.writer.Close()
-	if err == nil {
+	if err == nil && !x.failed.Load() {
 		err = os.WriteFile(filepath.Join(x.path, cleanMarker), nil, 0o644)
 	}
 	return err

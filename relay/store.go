@@ -62,7 +62,10 @@ func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Lo
 		// an explicit one (REQ limits are capped by the relay, COUNT by MaxCount).
 		MaxLimit: limits.MaxCount + 1,
 	}
-	if err := events.Init(); err != nil {
+	// lmdbw.Init, not events.Init: the environment must not be written
+	// through a writable map, where a full disk is a SIGBUS (docs/RELAY.md,
+	// Disk full).
+	if err := lmdbw.Init(events); err != nil {
 		return nil, fmt.Errorf("open event store: %w", err)
 	}
 	search, clean, err := openSearchIndex(filepath.Join(dataDir, "search"), log)
@@ -76,7 +79,7 @@ func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Lo
 		search.close()
 		return nil, fmt.Errorf("open event writer: %w", err)
 	}
-	s := &store{events: events, search: search, ingest: newIngester(w, search), limits: limits, log: log}
+	s := &store{events: events, search: search, ingest: newIngester(w, search, log), limits: limits, log: log}
 	if !clean {
 		if err := s.rebuildSearch(ctx, log); err != nil {
 			s.close()
@@ -113,10 +116,16 @@ func (s *store) rebuildSearch(ctx context.Context, log *slog.Logger) error {
 		oldest := evts[len(evts)-1].CreatedAt
 		until = &oldest
 	}
+	if err := s.search.flush(ctx); err != nil {
+		// A full disk must not keep the relay from starting: searches miss
+		// these events until the index is rebuilt at the next open.
+		log.Warn("search index rebuild not written", "err", err)
+		return ctx.Err()
+	}
 	if len(seen) > 0 {
 		log.Info("search index rebuilt from the event store", "events", len(seen))
 	}
-	return s.search.flush(ctx)
+	return nil
 }
 
 // enter registers an operation; the returned func must be called when it ends.
@@ -196,14 +205,26 @@ func (s *store) write(ctx context.Context, action lmdbw.Action, evt *nostr.Event
 	if err != nil {
 		return errorf("error", "event not stored: %v", err)
 	}
-	if op.Outcome == lmdbw.Failed && errors.Is(op.Err, lmdbw.ErrUnstorable) {
-		return errorf("invalid", "%v", op.Err)
-	}
 	if op.Outcome == lmdbw.Failed {
-		s.log.Error("event not stored", "id", evt.ID, "err", op.Err)
-		return errorf("error", "event not stored")
+		return failedResult(op.Err, evt, s.log)
 	}
 	return hookResult(op)
+}
+
+// failedResult is the NIP-01 answer to an op the writer could not store.
+// A full disk or map is logged once per batch by the ingester, not here.
+func failedResult(err error, evt *nostr.Event, log *slog.Logger) error {
+	switch {
+	case errors.Is(err, lmdbw.ErrUnstorable):
+		return errorf("invalid", "%v", err)
+	case errors.Is(err, lmdbw.ErrDiskFull):
+		return errorf("error", "disk full, event not stored")
+	case errors.Is(err, lmdbw.ErrMapFull):
+		return errorf("error", "store full, event not stored")
+	default:
+		log.Error("event not stored", "id", evt.ID, "err", err)
+		return errorf("error", "event not stored")
+	}
 }
 
 // removeEvent deletes evt from both stores; the caller has entered.

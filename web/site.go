@@ -49,6 +49,11 @@ type Config struct {
 	Directory Directory
 	Lessons   Lessons
 	Registry  Registry
+	// Consent is the owner's consent store for the console (/console);
+	// Token is the node's API token the owner signs in with. With no
+	// token the console refuses every sign-in.
+	Consent Consent
+	Token   string
 	// Name is the node's name in page titles ("" : "agentnode").
 	Name string
 	// Version is shown in the footer.
@@ -76,9 +81,10 @@ var staticFS embed.FS
 
 // Site serves the pages. It is safe for concurrent use.
 type Site struct {
-	cfg   Config
-	pages map[string]*template.Template
-	log   *slog.Logger
+	cfg      Config
+	pages    map[string]*template.Template
+	log      *slog.Logger
+	sessions *sessions // the owner console's
 }
 
 // New parses the embedded templates; it panics if they do not parse (a
@@ -93,12 +99,12 @@ func New(cfg Config) *Site {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger}
+	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger, sessions: newSessions()}
 }
 
 // pageNames are the templates/<name>.html pages, each rendered inside
 // templates/layout.html.
-var pageNames = []string{"index", "agent", "definition", "capabilities", "search", "notfound"}
+var pageNames = []string{"index", "agent", "definition", "capabilities", "search", "notfound", "console"}
 
 func parsePages() map[string]*template.Template {
 	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
@@ -117,6 +123,7 @@ func (s *Site) Mount(mux *http.ServeMux, next http.Handler) {
 	mux.Handle("GET /definitions/{id}", s.page(s.definitionPage))
 	mux.Handle("GET /capabilities", s.page(s.capabilitiesPage))
 	mux.Handle("GET /search", s.page(s.searchPage))
+	s.mountConsole(mux)
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /static/", secured(http.StripPrefix("/static/", http.FileServerFS(static))))
 }

@@ -81,7 +81,7 @@ func (s *Service) normaliseDelegate(p *DelegateParams) error {
 	if p.Source, err = optionalAgentID("source", p.Source); err != nil {
 		return err
 	}
-	if p.Target, err = optionalAgentID("target", p.Target); err != nil {
+	if p.Target, err = s.targetID("target", p.Target, true); err != nil {
 		return err
 	}
 	if p.Task.Requirements.Constraints.Priority < 0 || p.Task.Requirements.Constraints.MaxTokens < 0 {
@@ -142,7 +142,7 @@ func (s *Service) choose(ctx context.Context, p DelegateParams, incoming bool) (
 	for _, a := range s.cfg.Directory.Search(directory.Query{Capabilities: p.Task.Requirements.Capabilities, Limit: -1}) {
 		_, revoked := s.revoked(a.ID)
 		local := s.cfg.Local(a.ID)
-		if revoked || a.ID == p.Source || (!local && !canRemote) {
+		if revoked || a.ID == p.Source || (!local && !canRemote) || a.Unverified != "" {
 			continue
 		}
 		cands = append(cands, tasks.Candidate{ID: a.ID, Quality: a.QualityScore, Load: a.Load, Capacity: a.Capacity})
@@ -166,6 +166,8 @@ func (s *Service) chooseTarget(target string, canRemote bool) (string, bool, err
 	switch {
 	case !known:
 		return "", false, agentNotFound(target)
+	case a.Unverified != "": // nothing proves who it is, and it has no key to reach
+		return "", false, agentUnavailable("the target is registered unverified (" + a.Unverified + "): it cannot be delegated to")
 	case !canRemote:
 		return "", false, invalidPayload("source must be an agent on this node to delegate to a remote agent")
 	case !a.Available:

@@ -2,6 +2,7 @@ package agentrpc
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/agentnode/agentnode/agentd/consent"
 	"github.com/agentnode/agentnode/agentd/directory"
@@ -72,6 +73,8 @@ func mapError(err error) *jsonrpc.Error {
 		return &jsonrpc.Error{Code: CodeAgentNotFound, Message: "agent not found"}
 	case errors.Is(err, directory.ErrBadEvaluation):
 		return invalidPayload("%s", err.Error())
+	case errors.Is(err, directory.ErrBadClaim), errors.Is(err, directory.ErrProvenAgent), errors.Is(err, directory.ErrTooManyClaims):
+		return invalidPayload("%s", strings.TrimPrefix(err.Error(), "directory: "))
 	}
 	var pe *directory.ProofError
 	if errors.As(err, &pe) {

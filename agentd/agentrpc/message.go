@@ -55,7 +55,7 @@ func (s *Service) agentMessage(ctx context.Context, params json.RawMessage) (any
 // normaliseMessage checks the ids and the text and fills the correlation id.
 func (s *Service) normaliseMessage(p *MessageParams) error {
 	var err error
-	if p.Target, err = agentID("target", p.Target); err != nil {
+	if p.Target, err = s.targetID("target", p.Target, false); err != nil {
 		return err
 	}
 	if p.Source, err = optionalAgentID("source", p.Source); err != nil {
@@ -122,6 +122,11 @@ func (s *Service) messageRemote(ctx context.Context, p MessageParams) (any, erro
 	if p.Source == "" || !s.cfg.Local(p.Source) {
 		return nil, invalidPayload("source must be an agent on this node to message a remote agent")
 	}
+	// Only an agent the directory knows can be reached: -32002 at once for
+	// one it does not, -32003 at once for one that sends no heartbeats.
+	if _, _, err := s.chooseTarget(p.Target, true); err != nil {
+		return nil, err
+	}
 	req := consent.Request{Op: consent.OpMessageRemote, Agent: p.Source, Target: p.Target, Summary: "message to remote agent " + p.Target}
 	if err := s.check(ctx, req, p.Meta.ApprovalID); err != nil {
 		return nil, err
@@ -129,10 +134,13 @@ func (s *Service) messageRemote(ctx context.Context, p MessageParams) (any, erro
 	fwd := p
 	fwd.Meta = Meta{CorrelationID: p.Meta.CorrelationID}
 	raw, _ := json.Marshal(fwd)
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.RemoteTimeout)
 	defer cancel()
 	out, err := s.cfg.Caller.CallAgent(ctx, p.Source, p.Target, "agent/message", raw)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, agentUnavailable("no answer from the remote agent within " + s.cfg.RemoteTimeout.String())
+		}
 		return nil, err
 	}
 	var res MessageResult

@@ -3,6 +3,7 @@ package agentrpc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -12,9 +13,7 @@ import (
 )
 
 type registerParams struct {
-	Agent struct {
-		ID string `json:"id"`
-	} `json:"agent"`
+	Agent specAgent `json:"agent"`
 	// Proof is the agent's signed kind 30333 heartbeat (status active or
 	// busy, fresh, the ACP agent object as content): it proves the caller
 	// holds the agent's key. It is what the directory lists and publishes.
@@ -38,7 +37,7 @@ func (s *Service) agentRegister(ctx context.Context, params json.RawMessage) (an
 		return nil, err
 	}
 	if p.Proof == nil {
-		return nil, invalidPayload("proof (the agent's signed kind 30333 registration) is required")
+		return s.registerClaim(p.Agent)
 	}
 	if p.Agent.ID != "" {
 		id, err := agentID("agent.id", p.Agent.ID)
@@ -56,9 +55,32 @@ func (s *Service) agentRegister(ctx context.Context, params json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
+	return registered(a), nil
+}
+
+func registered(a directory.Agent) RegisterResult {
 	res := RegisterResult{Status: "registered", Directory: "agent://directory", Agent: a}
 	res.Capabilities.Agent = AgentCapabilities{Discovery: true, Evaluation: true, Coordination: true, Monitoring: true, Protocols: Protocols}
-	return res, nil
+	return res
+}
+
+// registerClaim lists a registration in the spec's own form (its auth
+// object, a free-form id, no proof) as unverified. An id that is a revoked
+// agent's key is refused as for a proven one.
+func (s *Service) registerClaim(ag specAgent) (any, error) {
+	if ag.ID == "" {
+		return nil, invalidPayload("agent.id is required (and a proof, the agent's signed kind 30333, to be listed as verified)")
+	}
+	if id, err := events.ParsePubKey(ag.ID); err == nil {
+		if err := s.checkRevoked(id); err != nil {
+			return nil, err
+		}
+	}
+	a, err := s.cfg.Directory.RegisterClaim(ag.claim())
+	if err != nil {
+		return nil, err
+	}
+	return registered(a), nil
 }
 
 type unregisterParams struct {
@@ -91,6 +113,7 @@ type heartbeatParams struct {
 	AgentID string       `json:"agentId"`
 	Status  string       `json:"status"`
 	Proof   *nostr.Event `json:"proof"` // the signed kind 30333 this heartbeat is
+	Auth    *specAuth    `json:"auth"`  // the spec's auth object: read, not checkable
 }
 
 // agentHeartbeat records a heartbeat. Sent as a notification (the spec's
@@ -101,6 +124,11 @@ func (s *Service) agentHeartbeat(ctx context.Context, params json.RawMessage) (a
 	var p heartbeatParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
+	}
+	if p.Proof == nil {
+		if _, claimed := s.claimOf(p.AgentID); claimed {
+			return s.heartbeatClaim(p)
+		}
 	}
 	id, err := agentID("agentId", p.AgentID)
 	if err != nil {
@@ -159,4 +187,77 @@ func (s *Service) agentError(ctx context.Context, params json.RawMessage) (any, 
 		res["taskId"], res["taskStatus"] = t.ID, t.Status
 	}
 	return res, nil
+}
+
+// heartbeatClaim records a heartbeat of an unverified registration.
+func (s *Service) heartbeatClaim(p heartbeatParams) (any, error) {
+	status := p.Status
+	if status == "" {
+		status = events.StatusActive
+	}
+	a, err := s.cfg.Directory.HeartbeatClaim(p.AgentID, status)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"status": "ok", "agentId": a.ID, "unverified": a.Unverified}, nil
+}
+
+// claimOf returns the unverified registration id names, if any.
+func (s *Service) claimOf(id string) (directory.Agent, bool) {
+	if id == "" {
+		return directory.Agent{}, false
+	}
+	a, ok := s.cfg.Directory.Get(id)
+	return a, ok && a.Unverified != ""
+}
+
+// specAgent is the agent object of the spec's agent/register (section
+// 3.1): the fields the directory reads; the rest (meta, evaluation,
+// dependencies, anything else) is accepted and not read.
+type specAgent struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Capabilities struct {
+		Tools           []string `json:"tools"`
+		Models          []string `json:"models"`
+		Specializations []string `json:"specializations"`
+	} `json:"capabilities"`
+	CostMetrics struct {
+		CostPerToken float64 `json:"costPerToken"`
+	} `json:"costMetrics"`
+	Auth *specAuth `json:"auth"`
+}
+
+// specAuth is the spec's auth object ("TBD": a token and a signature of
+// unstated form). Nothing here can check either: a registration carrying
+// them is listed as unverified, with which forms it gave.
+type specAuth struct {
+	Token     string `json:"token"`
+	Signature string `json:"signature"`
+}
+
+func (a specAgent) claim() directory.Claim {
+	c := directory.Claim{ID: a.ID, Name: a.Name, Tools: a.Capabilities.Tools, Models: a.Capabilities.Models,
+		Specializations: a.Capabilities.Specializations, CostPerToken: a.CostMetrics.CostPerToken}
+	if a.Auth != nil && a.Auth.Token != "" {
+		c.Auth = append(c.Auth, "token")
+	}
+	if a.Auth != nil && a.Auth.Signature != "" {
+		c.Auth = append(c.Auth, "signature")
+	}
+	return c
+}
+
+// targetID reads a target: an agent id (64 hex or npub), or a free-form id
+// that names an unverified registration, which is refused with the reason
+// (nothing proves who it is, and it has no key to reach it by).
+func (s *Service) targetID(field, raw string, optional bool) (string, error) {
+	if raw == "" && optional {
+		return "", nil
+	}
+	id, err := agentID(field, raw)
+	if a, claimed := s.claimOf(raw); claimed {
+		return "", agentUnavailable(fmt.Sprintf("%s %q is registered unverified (%s): it cannot be sent work", field, a.ID, a.Unverified))
+	}
+	return id, err
 }

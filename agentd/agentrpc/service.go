@@ -29,6 +29,11 @@ type Directory interface {
 	Metrics(id string) (directory.Metrics, bool)
 	Register(ctx context.Context, proof *nostr.Event) (directory.Agent, error)
 	Unregister(ctx context.Context, agentID string, proof *nostr.Event) error
+	// RegisterClaim and HeartbeatClaim list registrations in the
+	// protocol's own form (auth object, free-form id, no proof) as
+	// unverified (docs/AGENT-CONTEXT-PROTOCOL.md).
+	RegisterClaim(c directory.Claim) (directory.Agent, error)
+	HeartbeatClaim(id, status string) (directory.Agent, error)
 	Evaluate(ctx context.Context, evaluatorSK, agent string, score float64, review, ref string) (*nostr.Event, error)
 }
 
@@ -70,8 +75,14 @@ type Consent interface {
 	Required(op string) bool
 }
 
-// DefaultTimeout bounds a delegated task without a deadline, and a message.
+// DefaultTimeout bounds a delegated task without a deadline, and a message
+// to a local agent.
 const DefaultTimeout = 2 * time.Minute
+
+// DefaultRemoteTimeout bounds a message to an agent on another node: one
+// the directory lists as available but that does not answer gets -32003
+// after this long.
+const DefaultRemoteTimeout = 15 * time.Second
 
 // Config wires a Service. Directory, Tasks and Messenger are required.
 type Config struct {
@@ -92,6 +103,9 @@ type Config struct {
 	Name, Version string
 	// Timeout bounds a message or a task without deadline; 0: DefaultTimeout.
 	Timeout time.Duration
+	// RemoteTimeout bounds a message to a remote agent; 0:
+	// DefaultRemoteTimeout.
+	RemoteTimeout time.Duration
 	// NewID makes correlation ids; nil: random.
 	NewID func() string
 	// Token is required of every HTTP request as "Authorization: Bearer
@@ -137,6 +151,9 @@ func New(cfg Config) *Service {
 func withDefaults(cfg Config) Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.RemoteTimeout <= 0 {
+		cfg.RemoteTimeout = DefaultRemoteTimeout
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout

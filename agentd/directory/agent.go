@@ -32,6 +32,10 @@ type Agent struct {
 	LastHeartbeat   time.Time `json:"lastHeartbeat,omitzero"`
 	Local           bool      `json:"local"`
 	Registered      bool      `json:"registered"` // registered over JSON-RPC (Register)
+	// Unverified is set, with the reason, for a registration nothing
+	// proves (RegisterClaim: the protocol's auth object, no signed proof);
+	// such entries rank below every proven agent. "" for proven ones.
+	Unverified string `json:"unverified,omitempty"`
 }
 
 // entry is everything the directory holds about one agent; view is the
@@ -43,6 +47,7 @@ type entry struct {
 	card       *events.AgentCard // latest agent object seen in a heartbeat
 	beats      int               // heartbeats ingested
 	registered bool
+	claim      *claimState // an unverified registration (claims.go), nil if none
 
 	view   Agent
 	search string   // lower-case name, capabilities, specializations, models
@@ -86,6 +91,9 @@ func (e *entry) rebuild(def *events.Definition, ownerClaims *events.OwnerClaims,
 	}
 	tools = append(tools, e.applyCard(&v)...)
 	v.Capabilities = sortedSet(tools)
+	if e.claim != nil {
+		v.ID, v.Npub, v.Unverified = e.claim.id, npub(e.claim.id), e.claim.reason
+	}
 	e.view = v
 	e.index()
 }

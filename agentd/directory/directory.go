@@ -158,15 +158,19 @@ func (d *Directory) Close() error {
 	return nil
 }
 
-// Get returns the agent with hex pubkey (or npub) id.
+// Get returns the agent with hex pubkey (or npub) id; an id that names no
+// proven agent may name an unverified registration (RegisterClaim), free-form
+// ids included.
 func (d *Directory) Get(id string) (Agent, bool) {
-	hex, err := events.ParsePubKey(id)
-	if err != nil {
-		return Agent{}, false
-	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	e := d.agents[hex]
+	var e *entry
+	if hex, err := events.ParsePubKey(id); err == nil {
+		e = d.agents[hex]
+	}
+	if e == nil || !e.known() {
+		e = d.claimed(id) // a free-form id maps to its unverified registration
+	}
 	if e == nil || !e.known() {
 		return Agent{}, false
 	}

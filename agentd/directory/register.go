@@ -31,6 +31,7 @@ func (d *Directory) Register(ctx context.Context, reg *nostr.Event) (Agent, erro
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.applyHeartbeat(h, true)
+	d.dropClaim(h.Agent) // proven now: the unverified registration goes
 	return d.agents[h.Agent].snapshot(d.cfg.Now(), d.cfg.HeartbeatTTL), nil
 }
 

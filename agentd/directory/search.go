@@ -116,8 +116,15 @@ func loadFraction(status string, load, capacity int) float64 {
 	return 0
 }
 
-// better orders hits: available first, then rank, evaluation count, id.
+// better orders hits: proven before unverified registrations, then
+// available first, then rank, evaluation count, id.
 func better(a, b hit) int {
+	if (a.e.claim == nil) != (b.e.claim == nil) {
+		if a.e.claim == nil {
+			return -1
+		}
+		return 1
+	}
 	if a.available != b.available {
 		if a.available {
 			return -1

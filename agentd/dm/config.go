@@ -36,7 +36,7 @@ func (f ResponderFunc) Respond(ctx context.Context, agent, from, text string) (s
 
 // Defaults of the optional Config fields.
 const (
-	DefaultUnavailableText = "Sorry, I cannot answer right now. Please try again later."
+	DefaultUnavailableText = "Sorry, I cannot answer right now: the node running me has no chat model configured, or it did not answer. Please try again later."
 	DefaultRateLimitedText = "You are sending messages faster than I can answer; I will skip some. Please slow down."
 	DefaultMaxConcurrent   = 4
 	DefaultRespondTimeout  = 2 * time.Minute

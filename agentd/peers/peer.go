@@ -55,9 +55,12 @@ func (p *peer) run(ctx context.Context) {
 		}
 		p.stats.setError(err)
 		wait := p.s.cfg.Backoff.Delay(attempt)
-		level := slog.LevelInfo
-		if attempt > 0 { // still down: say it once
+		level := slog.LevelInfo // a session that ended after catching up
+		switch {
+		case attempt > 0: // still down: said once already
 			level = slog.LevelDebug
+		case !caughtUp: // unreachable, or dropped before catching up: the operator should know
+			level = slog.LevelWarn
 		}
 		p.log.Log(ctx, level, "peer session ended", "err", err, "retry_in", wait.Round(time.Millisecond))
 		if !sleep(ctx, wait) {

@@ -124,6 +124,13 @@ func (f *follower) finishCatchUp(ctx context.Context, caught *atomic.Bool) error
 	}
 	f.closeCatchUp()
 	f.p.caughtUp(f.tracks)
+	if !caught.Load() { // the session's first catch-up: say how it went
+		events := 0
+		for _, t := range f.tracks {
+			events += t.count
+		}
+		f.p.log.Info("peer caught up", "filters", len(f.tracks), "events", events)
+	}
 	caught.Store(true)
 	f.p.save(ctx)
 	return nil

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"fmt"
 	"net/url"
 	"sort"
 	"strings"
@@ -28,42 +29,49 @@ func (ps *parser) bindings(e entry) {
 	}
 }
 
+// binding reads one binding. The spec's binding types "include but are
+// not limited to" the four: another type is kept with its fields in Extra
+// and marked not callable; a field a known type does not take is kept in
+// Extra too. Both are warnings.
 func (ps *parser) binding(e entry) (Binding, bool) {
-	all := []string{"type", "url", "service_uri", "mcp_action", "target_did", "service_method"}
-	f := ps.fields(e.val, e.path, all...)
+	f := ps.fields(e.val, e.path)
 	ps.require(e.val, f, e.path, "type")
 	x, ok := f["type"]
 	if !ok {
 		return Binding{}, false
 	}
-	typ, ok := ps.str(x, x.path)
-	need, known := bindingFields[typ]
-	if ok && !known {
-		ps.add(x.val, x.path, "unknown binding type %q (known: %s)", typ, strings.Join(bindingTypes(), ", "))
-	}
-	if !ok || !known {
+	typ, ok := ps.nonBlank(x, x.path)
+	if !ok {
 		return Binding{}, false
 	}
+	need, known := bindingFields[typ]
 	n := len(ps.probs)
 	b := Binding{Type: typ}
-	ps.bindingValues(e, f, need, &b)
+	if !known {
+		ps.warn(x.val, x.path, "binding type %q is not one agentnode runs (it runs %s): the tool is listed but not callable",
+			typ, strings.Join(bindingTypes(), ", "))
+	}
+	ps.bindingValues(e, f, need, known, &b)
 	return b, len(ps.probs) == n
 }
 
-// bindingValues requires need, refuses fields of other types, fills b.
-func (ps *parser) bindingValues(e entry, f map[string]entry, need []string, b *Binding) {
+// bindingValues requires need, keeps fields of other types, fills b.
+func (ps *parser) bindingValues(e entry, f map[string]entry, need []string, known bool, b *Binding) {
 	ps.require(e.val, f, e.path, need...)
 	dst := map[string]*string{"url": &b.URL, "service_uri": &b.ServiceURI, "mcp_action": &b.MCPAction,
 		"target_did": &b.TargetDID, "service_method": &b.ServiceMethod}
-	for k, x := range f {
-		if k == "type" {
-			continue
+	for _, k := range sortedKeys(f) {
+		x := f[k]
+		switch {
+		case k == "type":
+		case contains(need, k):
+			*dst[k], _ = ps.nonBlank(x, x.path)
+		default:
+			b.Extra = ps.keepQuiet(b.Extra, x)
+			if known {
+				ps.warn(x.key, x.path, "not a field of %s bindings (it takes %s): kept, not read", b.Type, strings.Join(need, ", "))
+			}
 		}
-		if !contains(need, k) {
-			ps.add(x.key, x.path, "not a field of %s bindings (it takes %s)", b.Type, strings.Join(need, ", "))
-			continue
-		}
-		*dst[k], _ = ps.nonBlank(x, x.path)
 	}
 	if x, ok := f["url"]; ok && b.URL != "" && !isHTTPURL(b.URL) {
 		ps.add(x.val, x.path, "%q is not an absolute http(s) URL", b.URL)
@@ -93,11 +101,15 @@ func (ps *parser) crossCheck() {
 	ps.missingPermissions()
 }
 
+// unboundTools warns of a tool that is neither built in nor bound: the
+// spec makes that an error only when the tool is called ("the runtime may
+// not be able to execute it").
 func (ps *parser) unboundTools() {
 	for _, t := range ps.pkg.Tools {
 		name := t.Function.Name
 		if _, bound := ps.pkg.Bindings[name]; !bound && !IsBuiltin(name) && !ps.bindingFailed(name) {
-			ps.problem(ps.toolLine[name], "tools", "tool %q is not built in and has no entry in tool_bindings", name)
+			ps.warns = append(ps.warns, Problem{Line: ps.toolLine[name], Field: "tools",
+				Msg: fmt.Sprintf("tool %q is not built in and has no entry in tool_bindings: calling it is an error", name)})
 		}
 	}
 }
@@ -128,4 +140,13 @@ func (ps *parser) missingPermissions() {
 			ps.problem(ps.permsLine, ps.permsField, "must include %q: tool %q (line %d) needs it", need, t.Function.Name, ps.toolLine[t.Function.Name])
 		}
 	}
+}
+
+func sortedKeys(f map[string]entry) []string {
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

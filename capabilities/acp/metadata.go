@@ -13,10 +13,11 @@ func (ps *parser) metadata(e entry) {
 	if e.val == nil {
 		return
 	}
-	f := ps.fields(e.val, "metadata", "id", "name", "description", "triggers", "memory_scope",
+	f, extra := ps.openFields(e.val, "metadata", "id", "name", "description", "triggers", "memory_scope",
 		"permissions", "llm_requirements", "signature")
 	ps.require(e.val, f, "metadata", "id", "name")
 	m := &ps.pkg.Metadata
+	m.Extra = extra
 	ps.permsLine, ps.permsField = e.val.Line, "metadata.permissions.require"
 	if x, ok := f["id"]; ok {
 		ps.capID(x)
@@ -141,8 +142,8 @@ func (ps *parser) permissions(e entry) {
 
 // llm checks llm_requirements (advisory, but typed).
 func (ps *parser) llm(e entry) *LLMRequires {
-	f := ps.fields(e.val, e.path, "model_family", "specific_model_uri", "min_context_window", "required_features")
-	l := &LLMRequires{}
+	f, extra := ps.openFields(e.val, e.path, "model_family", "specific_model_uri", "min_context_window", "required_features")
+	l := &LLMRequires{Extra: extra}
 	if x, ok := f["model_family"]; ok {
 		l.ModelFamily = ps.strList(x, x.path)
 	}
@@ -161,9 +162,17 @@ func (ps *parser) llm(e entry) *LLMRequires {
 }
 
 // signature checks the shape of metadata.signature; Verify checks the value.
+// A string is the spec's DID-key form, kept as written.
 func (ps *parser) signature(e entry) *Signature {
+	if e.val.Kind == yaml.ScalarNode && e.val.Tag == "!!str" {
+		s, ok := ps.nonBlank(e, e.path)
+		if !ok {
+			return nil
+		}
+		return &Signature{DIDKey: s}
+	}
 	if e.val.Kind != yaml.MappingNode {
-		ps.add(e.val, e.path, "must be a mapping {pubkey, sig}: sign the file with `agentnode cap sign`")
+		ps.add(e.val, e.path, "must be a DID-key string or a mapping {pubkey, sig}: sign the file with `agentnode cap sign`")
 		return nil
 	}
 	f := ps.fields(e.val, e.path, "pubkey", "sig")

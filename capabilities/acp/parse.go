@@ -33,6 +33,8 @@ func Parse(raw []byte, opts Options) (pkg *Package, err error) {
 		slices.SortStableFunc(ps.probs, func(a, b Problem) int { return a.Line - b.Line })
 		return nil, &ParseError{Problems: ps.probs}
 	}
+	slices.SortStableFunc(ps.warns, func(a, b Problem) int { return a.Line - b.Line })
+	ps.pkg.Warnings = ps.warns
 	return ps.pkg, nil
 }
 
@@ -89,6 +91,7 @@ type parser struct {
 	opts  Options
 	pkg   *Package
 	probs []Problem
+	warns []Problem // accepted, but worth saying (docs/INTEROP.md)
 
 	schemaNode  *yaml.Node            // the schema section's value
 	schemaDoc   []byte                // the compiled package schema as JSON ("" if it failed)
@@ -106,6 +109,15 @@ func (ps *parser) add(n *yaml.Node, field, format string, args ...any) {
 		line = n.Line
 	}
 	ps.probs = append(ps.probs, Problem{Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// warn records a warning at n's line.
+func (ps *parser) warn(n *yaml.Node, field, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	ps.warns = append(ps.warns, Problem{Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
 // document checks the top level and then each section.

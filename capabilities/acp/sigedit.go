@@ -30,6 +30,18 @@ func (e *sigEdit) render(pubkey, sig string) []byte {
 	return b.Bytes()
 }
 
+// renderScalar returns the file with `signature: "<value>"` in place.
+func (e *sigEdit) renderScalar(value string) []byte {
+	var b bytes.Buffer
+	b.Write(e.raw[:e.start])
+	if e.start > 0 && e.raw[e.start-1] != '\n' && e.raw[e.start-1] != '\r' {
+		b.WriteString(e.nl)
+	}
+	fmt.Fprintf(&b, "%ssignature: %q%s", e.indent, value, e.nl)
+	b.Write(e.raw[e.end:])
+	return b.Bytes()
+}
+
 // newSigEdit locates the signature entry (or the end of metadata).
 func newSigEdit(raw []byte) (*sigEdit, error) {
 	if bytes.Contains(raw, []byte("\u0085")) || bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029")) {

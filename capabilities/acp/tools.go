@@ -52,7 +52,7 @@ func (ps *parser) tool(n *yaml.Node, path string) {
 
 // function checks one function: name, description, parameters.
 func (ps *parser) function(e entry, fn *Function) bool {
-	f := ps.fields(e.val, e.path, "name", "description", "parameters", "strict")
+	f := ps.fields(e.val, e.path, "name", "description", "parameters", "strict", "output_schema", "outputSchema")
 	ps.require(e.val, f, e.path, "name")
 	ok := ps.toolName(f, fn)
 	if x, has := f["description"]; has {
@@ -61,6 +61,7 @@ func (ps *parser) function(e entry, fn *Function) bool {
 	if x, has := f["strict"]; has && x.val.Tag != "!!bool" {
 		ps.add(x.val, x.path, "must be true or false")
 	}
+	fn.OutputSchema = ps.outputSchema(f)
 	fn.Parameters = emptyParams
 	if x, has := f["parameters"]; has {
 		fn.Parameters = ps.parameters(x, fn.Name)
@@ -119,6 +120,39 @@ func (ps *parser) parameters(e entry, name string) json.RawMessage {
 	}
 	ps.pkg.params[name] = ps.inline(m)
 	return ps.pkg.params[name]
+}
+
+// outputSchema checks function.output_schema (or outputSchema): a JSON
+// Schema object that compiles, {$ref: "#/schema"} resolving to the package
+// schema. It returns it with those references inlined.
+func (ps *parser) outputSchema(f map[string]entry) json.RawMessage {
+	x, has := f["output_schema"]
+	if y, also := f["outputSchema"]; also {
+		if has {
+			ps.add(y.key, y.path, "give output_schema or outputSchema, not both")
+			return nil
+		}
+		x, has = y, true
+	}
+	if !has {
+		return nil
+	}
+	v, err := toAny(x.val)
+	m, ok := v.(map[string]any)
+	if err != nil || !ok {
+		ps.add(x.val, x.path, "must be a JSON Schema object")
+		return nil
+	}
+	raw, _ := json.Marshal(m)
+	if usesSchemaRef(m) && ps.schemaDoc == nil {
+		return nil
+	}
+	if err := compileParams(raw, ps.schemaDoc); err != nil {
+		ptr, msg := compileProblem(err)
+		ps.add(nodeAt(x.val, ptr), x.path, "does not compile as JSON Schema 2020-12: %s", msg)
+		return nil
+	}
+	return ps.inline(m)
 }
 
 // usesSchemaRef reports whether any $ref in v points into #/schema.

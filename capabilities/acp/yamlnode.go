@@ -25,13 +25,26 @@ func join(path, key string) string {
 // fields returns a mapping's entries by key. It reports a value that is not
 // a mapping, non-string or repeated keys, and keys not in known (nil = any).
 func (ps *parser) fields(n *yaml.Node, path string, known ...string) map[string]entry {
+	out, _ := ps.fieldsOf(n, path, false, known)
+	return out
+}
+
+// openFields is fields for a mapping the spec leaves open: keys not in
+// known are not problems but warnings, and their values are kept in extra
+// (nil when there are none).
+func (ps *parser) openFields(n *yaml.Node, path string, known ...string) (map[string]entry, map[string]any) {
+	return ps.fieldsOf(n, path, true, known)
+}
+
+func (ps *parser) fieldsOf(n *yaml.Node, path string, open bool, known []string) (map[string]entry, map[string]any) {
 	out := map[string]entry{}
+	var extra map[string]any
 	if n == nil {
-		return out
+		return out, nil
 	}
 	if n.Kind != yaml.MappingNode {
 		ps.add(n, path, "must be a mapping")
-		return out
+		return out, nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -39,15 +52,46 @@ func (ps *parser) fields(n *yaml.Node, path string, known ...string) map[string]
 		switch {
 		case k.Kind != yaml.ScalarNode:
 			ps.add(k, path, "keys must be strings")
-		case known != nil && !contains(known, k.Value):
-			ps.add(k, e.path, "unknown field (known: %s)", strings.Join(known, ", "))
 		case hasKey(out, k.Value):
 			ps.add(k, e.path, "repeated (first at line %d)", out[k.Value].key.Line)
+		case extra[k.Value] != nil:
+			ps.add(k, e.path, "repeated")
+		case known != nil && !contains(known, k.Value) && open:
+			extra = ps.keep(extra, e)
+		case known != nil && !contains(known, k.Value):
+			ps.add(k, e.path, "unknown field (known: %s)", strings.Join(known, ", "))
 		default:
 			out[k.Value] = e
 		}
 	}
-	return out
+	return out, extra
+}
+
+// keep records an open field's value in extra, with a warning.
+func (ps *parser) keep(extra map[string]any, e entry) map[string]any {
+	n := len(ps.probs)
+	extra = ps.keepQuiet(extra, e)
+	if len(ps.probs) == n {
+		ps.warn(e.key, e.path, "not read by agentnode (kept as written)")
+	}
+	return extra
+}
+
+// keepQuiet records a field's value in extra.
+func (ps *parser) keepQuiet(extra map[string]any, e entry) map[string]any {
+	v, err := toAny(e.val)
+	if err != nil {
+		ps.add(e.val, e.path, "%s", err)
+		return extra
+	}
+	if extra == nil {
+		extra = map[string]any{}
+	}
+	extra[e.key.Value] = v
+	if v == nil {
+		extra[e.key.Value] = json.RawMessage("null")
+	}
+	return extra
 }
 
 func hasKey(m map[string]entry, k string) bool { _, ok := m[k]; return ok }

@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip19"
 
 	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/capabilities/acp"
 )
 
 // callA2A calls service_method on the target agent. A target_did of the
@@ -42,6 +43,10 @@ func a2aTarget(c Call) (target string, params json.RawMessage, err error) {
 			return "", nil, capabilities.Errorf(capabilities.CodeInvalidInput, "tool %s: %s", c.Tool, err)
 		}
 	}
+	if strings.HasPrefix(strings.TrimSpace(did), "did:nuwa:") {
+		return "", nil, capabilities.Errorf(capabilities.CodeNotFound,
+			"tool %s: target %s: a did:nuwa identifier needs a Nuwa DID resolver, which this node does not have (did:key with a secp256k1 key, did:nostr, npub or hex reach an agent over Nostr)", c.Tool, did)
+	}
 	target, err = ParseAgent(did)
 	if err != nil {
 		return "", nil, capabilities.Errorf(capabilities.CodeInvalidInput, "tool %s: target %s", c.Tool, err)
@@ -72,10 +77,13 @@ func takeArg(args json.RawMessage, name string) (string, json.RawMessage, error)
 	return v, rest, err
 }
 
-// ParseAgent turns an agent reference — npub, 64-hex or did:nostr:<hex or
-// npub> — into a lower-case hex pubkey.
+// ParseAgent turns an agent reference — npub, 64-hex, did:nostr:<hex or
+// npub>, or a did:key of a secp256k1 key — into a lower-case hex pubkey.
 func ParseAgent(s string) (string, error) {
 	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "did:key:") { // the spec's own identifiers: a secp256k1 key is a Nostr key
+		return acp.NostrKeyOfDID(s)
+	}
 	s = strings.TrimPrefix(s, "did:nostr:")
 	if strings.HasPrefix(s, "npub1") {
 		prefix, v, err := nip19.Decode(s)

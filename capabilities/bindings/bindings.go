@@ -22,7 +22,8 @@ type Config struct {
 	// a non-public address.
 	AllowHosts []string
 	// MCP maps an mcp_service binding's service_uri to the server to run
-	// or reach. A service_uri that is not here is NOT_FOUND.
+	// or reach. A service_uri that is not here is used as it is when it is
+	// an http(s) URL (through the SSRF guard), else NOT_FOUND.
 	MCP map[string]MCPEndpoint
 	// HTTPTimeout bounds one HTTP binding call (default 30s).
 	HTTPTimeout time.Duration
@@ -44,6 +45,8 @@ type MCPEndpoint struct {
 	Command []string
 	Env     []string // KEY=value pairs added to the child's environment
 	URL     string
+
+	guarded bool // a URL from a package, not the operator: dialled through the SSRF guard
 }
 
 // A2ACaller calls a JSON-RPC method on another agent, as fromAgent (hex
@@ -74,6 +77,8 @@ type Runner struct {
 	starts map[string]*sync.Mutex // serialises starting each service_uri
 	closed bool
 	wg     sync.WaitGroup // one watcher per live MCP session
+
+	schemas schemaCache // MCP tools' outputSchema (MCPOutputSchema)
 }
 
 // New returns a Runner for cfg. It starts nothing.

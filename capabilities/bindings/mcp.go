@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -77,9 +78,9 @@ func mcpArgs(c Call) (map[string]any, error) {
 // Starts of one uri are serialised; r.mu is not held while starting, so
 // other services and Close are not held up by a slow server.
 func (r *Runner) session(ctx context.Context, uri string) (*mcpSession, error) {
-	ep, ok := r.cfg.MCP[uri]
-	if !ok {
-		return nil, capabilities.Errorf(capabilities.CodeNotFound, "no MCP service is configured for service_uri %q", uri)
+	ep, err := r.endpoint(uri)
+	if err != nil {
+		return nil, err
 	}
 	start := r.startLock(uri)
 	start.Lock()
@@ -87,7 +88,7 @@ func (r *Runner) session(ctx context.Context, uri string) (*mcpSession, error) {
 	if s, err := r.live(uri); s != nil || err != nil {
 		return s, err
 	}
-	sess, err := connectMCP(ctx, ep)
+	sess, err := connectMCP(ctx, ep, r.http)
 	if err != nil {
 		return nil, &capabilities.Error{Code: capabilities.CodeExecutionFailed, Message: fmt.Sprintf("MCP service %q could not be started", uri), Err: err}
 	}
@@ -144,7 +145,25 @@ const mcpConnectTimeout = 30 * time.Second
 
 // connectMCP starts or reaches the endpoint and initializes a session.
 // The session outlives ctx: only the handshake is bound to it.
-func connectMCP(ctx context.Context, ep MCPEndpoint) (*mcp.ClientSession, error) {
+// endpoint resolves a service_uri: the operator's map first (any URI
+// form, did:nuwa:mcp:… included: the node has no DID resolver), else an
+// http(s) URL is itself a streamable HTTP endpoint, reached through the
+// same SSRF guard as the HTTP bindings.
+func (r *Runner) endpoint(uri string) (MCPEndpoint, error) {
+	if ep, ok := r.cfg.MCP[uri]; ok {
+		return ep, nil
+	}
+	if u, err := url.Parse(uri); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
+		return MCPEndpoint{URL: uri, guarded: true}, nil
+	}
+	return MCPEndpoint{}, capabilities.Errorf(capabilities.CodeNotFound,
+		"no MCP service is configured for service_uri %q (an http(s) URL is used as it is; any other URI needs an entry in the node's bindings.mcp map)", uri)
+}
+
+// connectMCP starts or reaches ep; a guarded endpoint (a URL taken from a
+// package, not from the operator) goes through guarded, the SSRF-checked
+// client.
+func connectMCP(ctx context.Context, ep MCPEndpoint, guarded *http.Client) (*mcp.ClientSession, error) {
 	var t mcp.Transport
 	switch {
 	case len(ep.Command) > 0:
@@ -152,7 +171,11 @@ func connectMCP(ctx context.Context, ep MCPEndpoint) (*mcp.ClientSession, error)
 		cmd.Env = childEnv(ep.Env)
 		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	case ep.URL != "":
-		t = &mcp.StreamableClientTransport{Endpoint: ep.URL, HTTPClient: &http.Client{}, MaxRetries: -1}
+		hc := &http.Client{}
+		if ep.guarded {
+			hc = guarded
+		}
+		t = &mcp.StreamableClientTransport{Endpoint: ep.URL, HTTPClient: hc, MaxRetries: -1}
 	default:
 		return nil, errors.New("bindings: MCP endpoint has neither Command nor URL")
 	}

@@ -117,6 +117,27 @@ func TestRunner_MCPStreamableHTTP(t *testing.T) {
 	}
 }
 
+// A service_uri that is an http(s) URL needs no entry in the operator's
+// map: it is reached as it is, through the SSRF guard like an HTTP
+// binding (loopback is refused unless the node allows private targets).
+func TestRunner_MCPServiceURIIsAURL(t *testing.T) {
+	srv := inProcessServer(t)
+	b := acp.Binding{Type: acp.BindMCPService, ServiceURI: srv.URL, MCPAction: "weather"}
+
+	guarded := newRunner(t, bindings.Config{})
+	_, err := call(t, guarded, b, `{"city":"Oslo"}`)
+	// The MCP SDK flattens the cause to text: read it from the wrapped error.
+	if ce := wantCode(t, err, capabilities.CodeExecutionFailed); ce.Err == nil || !strings.Contains(ce.Err.Error(), "loopback address: refused") {
+		t.Errorf("a loopback service_uri was not refused by the SSRF guard: %v (%v)", ce, ce.Err)
+	}
+	open := newRunner(t, bindings.Config{AllowPrivate: true})
+	out, err := call(t, open, b, `{"city":"Oslo"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustJSON(t, out, `{"city":"Oslo","temp_c":21.5}`)
+}
+
 func TestRunner_MCPUnknownService(t *testing.T) {
 	r := newRunner(t, bindings.Config{})
 	_, err := call(t, r, acp.Binding{Type: acp.BindMCPService, ServiceURI: "mcp://nowhere", MCPAction: "x"}, `{}`)

@@ -42,9 +42,11 @@ func (h *Host) List(ctx context.Context, agent string) ([]Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Manifest, len(caps))
-	for i, c := range caps {
-		out[i] = c.Manifest
+	out := make([]Manifest, 0, len(caps))
+	for _, c := range caps {
+		if !c.Hidden {
+			out = append(out, c.Manifest)
+		}
 	}
 	return out, nil
 }
@@ -56,6 +58,9 @@ func (h *Host) Describe(ctx context.Context, agent string, ref Ref) (Manifest, e
 	c, err := h.find(ctx, agent, ref)
 	if err != nil {
 		return Manifest{}, err
+	}
+	if c.Hidden {
+		return Manifest{}, notFound(ref)
 	}
 	return c.Manifest, nil
 }

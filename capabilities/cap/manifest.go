@@ -53,11 +53,15 @@ func skillManifest(p *acp.Package, name, version string) Manifest {
 }
 
 func toolManifest(p *acp.Package, name, version string, f acp.Function) Manifest {
-	return Manifest{
+	m := Manifest{
 		CapabilityID: CapURIPrefix + name + "/" + f.Name, Version: version, Kind: KindTool,
 		Name: f.Name, Description: f.Description,
 		InputSchema: resolveSchemaRef(f.Parameters, p.Schema),
 	}
+	if len(f.OutputSchema) > 0 { // the package's function.output_schema
+		m.OutputSchema = resolveSchemaRef(f.OutputSchema, p.Schema)
+	}
+	return m
 }
 
 // splitCapID splits did:nuwa:cap:<name>@<semver> (the prefix is optional).

@@ -49,6 +49,10 @@ type Resource struct {
 type Capability struct {
 	Manifest Manifest
 	Impl     any // the Source's own handle (package, tool binding, ...)
+	// Hidden: the capability exists but is not offered (a nudge takes the
+	// tool away): List and Describe leave it out; Invoke still reaches the
+	// Source, whose Run says why it is refused (PERMISSION_DENIED).
+	Hidden bool
 }
 
 // InvokeResult is CAP's invocation result. Output is null unless OK; Error

@@ -30,6 +30,9 @@ type ToolCall struct {
 
 // Request is one completion request.
 type Request struct {
+	// Model names the model for this request ("" = the configured one):
+	// the router's choice for a capability's llm_requirements.
+	Model    string
 	Messages []Message
 	Tools    []capabilities.ToolDef // offered with tool_choice "auto"; none = plain chat
 }

@@ -66,6 +66,9 @@ type wireRespMessage struct {
 // encodeRequest builds the wire request, aliasing every tool name.
 func encodeRequest(cfg Config, req Request, al *aliases) wireRequest {
 	w := wireRequest{Model: cfg.Model, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
+	if req.Model != "" {
+		w.Model = req.Model
+	}
 	for _, m := range req.Messages {
 		w.Messages = append(w.Messages, encodeMessage(m, al))
 	}

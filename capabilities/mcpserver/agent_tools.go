@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/internal/httpauth"
@@ -73,12 +74,30 @@ func (a *agentEndpoint) serverFor(r *http.Request) *mcp.Server {
 	}
 	s := mcp.NewServer(implementation(a.opts), &mcp.ServerOptions{Logger: a.opts.Logger})
 	created(r, s) // counted by the session gate once the session is open
+	served := map[string]bool{}
 	for alias, m := range ToolNames(ms) {
 		if err := a.addTool(s, agent, alias, m); err != nil {
 			a.opts.Logger.Warn("mcp: capability not served", "capability", m.CapabilityID, "err", err)
+			continue
+		}
+		served[alias] = true
+	}
+	s.AddReceivingMiddleware(unknownToolNotFound(served))
+	return s
+}
+
+// unknownToolNotFound answers tools/call of a tool the server does not
+// have with an InvokeResult NOT_FOUND (isError), as every other CAP
+// failure is answered, instead of the SDK's protocol error -32602.
+func unknownToolNotFound(served map[string]bool) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && call.Params != nil && !served[call.Params.Name] {
+				return toolResult(cap.InvokeResult{Error: capabilities.Errorf(capabilities.CodeNotFound, "no tool %q", call.Params.Name)}), nil
+			}
+			return next(ctx, method, req)
 		}
 	}
-	return s
 }
 
 // addTool serves m as the MCP tool alias (its input schema must be an object).
@@ -89,11 +108,37 @@ func (a *agentEndpoint) addTool(s *mcp.Server, agent, alias string, m cap.Manife
 	}
 	t := &mcp.Tool{Name: alias, Title: m.Name, Description: m.Description, InputSchema: schema,
 		Meta: mcp.Meta{"capability_id": m.CapabilityID, "version": m.Version, "kind": m.Kind}}
+	if out := invokeResultSchema(m.OutputSchema); out != nil {
+		t.OutputSchema = out
+	}
 	ref := m.Ref()
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return toolResult(a.host.Invoke(ctx, agent, ref, req.Params.Arguments)), nil
 	})
 	return nil
+}
+
+// invokeResultSchema is the MCP outputSchema of a capability with an
+// output_schema: structuredContent is the whole InvokeResult, so the
+// schema describes it, with "output" the capability's output_schema (or
+// null, when the call failed). nil when the capability declares none.
+func invokeResultSchema(output json.RawMessage) map[string]any {
+	var out map[string]any
+	if len(output) == 0 || json.Unmarshal(output, &out) != nil || out == nil {
+		return nil
+	}
+	delete(out, "$schema")
+	delete(out, "$id")
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"ok":          map[string]any{"type": "boolean"},
+			"output":      map[string]any{"anyOf": []any{out, map[string]any{"type": "null"}}},
+			"error":       map[string]any{"type": []any{"object", "null"}},
+			"duration_ms": map[string]any{"type": "integer"},
+		},
+		"required": []any{"ok", "output", "error", "duration_ms"},
+	}
 }
 
 // toolResult carries an InvokeResult: structuredContent is the whole

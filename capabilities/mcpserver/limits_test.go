@@ -60,15 +60,11 @@ func TestNew_bodyLimit(t *testing.T) {
 // with Retry-After (and DELETE frees a place); an idle session closes by
 // itself after SessionIdle, which the next initialize finds out (the
 // refusals in between do not touch the open sessions).
-func TestNew_sessionCapAndIdle(t *testing.T) {
-	f := setupWith(t, func(o *mcpserver.Options) { o.MaxSessions = 2; o.SessionIdle = 200 * time.Millisecond })
-	open := func() (int, string) {
-		resp, _ := rawPost(t, f.url+"/mcp", "", strings.NewReader(initialize))
-		if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
-			t.Error("503 without Retry-After")
-		}
-		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
-	}
+func TestNew_sessionCap(t *testing.T) {
+	// Sessions never go idle here: on a loaded machine a short idle
+	// timeout could end them between two requests of the test.
+	f := setupWith(t, func(o *mcpserver.Options) { o.MaxSessions = 2; o.SessionIdle = time.Hour })
+	open := opener(t, f.url)
 	var ids []string
 	for range 2 {
 		status, id := open()
@@ -88,7 +84,22 @@ func TestNew_sessionCapAndIdle(t *testing.T) {
 	if status, _ := open(); status != http.StatusOK {
 		t.Fatalf("after a DELETE: %d, want 200", status)
 	}
+}
 
+// Idle sessions end by themselves: with the cap reached, a new session is
+// admitted once the idle ones have expired, and the old ids are gone.
+func TestNew_sessionIdle(t *testing.T) {
+	f := setupWith(t, func(o *mcpserver.Options) { o.MaxSessions = 2; o.SessionIdle = 200 * time.Millisecond })
+	open := opener(t, f.url)
+	var ids []string
+	for range 2 {
+		if status, id := open(); status == http.StatusOK {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("no session opened")
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		status, _ := open()
@@ -99,8 +110,21 @@ func TestNew_sessionCapAndIdle(t *testing.T) {
 			t.Fatalf("the idle sessions never closed: last answer %d", status)
 		}
 	}
+	time.Sleep(400 * time.Millisecond) // two idle timeouts, with no request that would renew ids[0]
 	resp, _ := rawPost(t, f.url+"/mcp", ids[0], bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)))
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("a request on an expired session: %d, want 404", resp.StatusCode)
+	}
+}
+
+// opener returns a function that opens one MCP session at url+"/mcp" and
+// reports the status and session id.
+func opener(t *testing.T, url string) func() (int, string) {
+	return func() (int, string) {
+		resp, _ := rawPost(t, url+"/mcp", "", strings.NewReader(initialize))
+		if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
+			t.Error("503 without Retry-After")
+		}
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
 	}
 }

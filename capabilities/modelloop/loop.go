@@ -26,11 +26,14 @@ var _ Completer = (*llm.Client)(nil)
 
 // Turn is one user message to answer.
 type Turn struct {
-	Model   Completer
-	System  string        // the capability's prompt or the agent's own; "" = none
-	History []llm.Message // earlier messages of the conversation, oldest first
-	User    string        // the user's message; "" = none (History ends with it)
-	Tools   []capabilities.ToolDef
+	Model Completer
+	// ModelName is sent as each request's model ("" = the Completer's own
+	// configured model).
+	ModelName string
+	System    string        // the capability's prompt or the agent's own; "" = none
+	History   []llm.Message // earlier messages of the conversation, oldest first
+	User      string        // the user's message; "" = none (History ends with it)
+	Tools     []capabilities.ToolDef
 	// Allowed is the nudge check made at call time; nil allows all Tools.
 	Allowed     func(name string) bool
 	Exec        capabilities.ToolCaller
@@ -124,5 +127,5 @@ func initialMessages(t Turn) []llm.Message {
 func step(ctx context.Context, t Turn, msgs []llm.Message) (*llm.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.StepTimeout)
 	defer cancel()
-	return t.Model.Complete(ctx, llm.Request{Messages: msgs, Tools: t.Tools})
+	return t.Model.Complete(ctx, llm.Request{Model: t.ModelName, Messages: msgs, Tools: t.Tools})
 }

@@ -12,21 +12,51 @@ const (
 	cmdSwitch = "/switch"
 )
 
-// parseCommand splits "/switch note add milk" into ("/switch", "note",
-// "add milk") and "/back hello" into ("/back", "", "hello"). A message
-// that starts with neither command returns cmd "". Commands are
-// case-insensitive and must be followed by whitespace or the end.
-func parseCommand(msg string) (cmd, arg, rest string) {
+// parseCommand splits "/switch Weather Reporter what now" into
+// ("/switch", "Weather Reporter what now") and "/back hello" into
+// ("/back", "hello"). A message that starts with neither command returns
+// cmd "". Commands are case-insensitive and must be followed by
+// whitespace or the end.
+func parseCommand(msg string) (cmd, rest string) {
 	s := strings.TrimLeftFunc(msg, unicode.IsSpace)
 	head, tail := cutWord(s)
 	switch strings.ToLower(head) {
-	case cmdBack:
-		return cmdBack, "", strings.TrimSpace(tail)
-	case cmdSwitch:
-		arg, tail = cutWord(strings.TrimLeftFunc(tail, unicode.IsSpace))
-		return cmdSwitch, arg, strings.TrimSpace(tail)
+	case cmdBack, cmdSwitch:
+		return strings.ToLower(head), strings.TrimSpace(tail)
 	}
-	return "", "", msg
+	return "", msg
+}
+
+// splitName finds the capability /switch names: the longest run of
+// leading words that names one ("Weather Reporter" before "Weather"), and
+// the text after it. No run names one: c is nil and name is the first
+// word.
+func (r *Router) splitName(s string) (c *compiled, name, rest string) {
+	ends := wordEnds(s)
+	for i := len(ends) - 1; i >= 0; i-- {
+		if c := r.lookup(s[:ends[i]]); c != nil {
+			return c, s[:ends[i]], strings.TrimSpace(s[ends[i]:])
+		}
+	}
+	name, _ = cutWord(s)
+	return nil, name, ""
+}
+
+// wordEnds returns the offset where each word of s ends.
+func wordEnds(s string) []int {
+	var ends []int
+	in := false
+	for i, c := range s {
+		sp := unicode.IsSpace(c)
+		if in && sp {
+			ends = append(ends, i)
+		}
+		in = !sp
+	}
+	if in {
+		ends = append(ends, len(s))
+	}
+	return ends
 }
 
 // cutWord returns s up to the first whitespace, and the remainder.
@@ -56,20 +86,20 @@ func (r *Router) back(conv, rest string) Decision {
 }
 
 // switchTo pushes the named capability. "/switch <cap>" alone is answered
-// here; "/switch <cap> <text>" sends <text> to it.
-func (r *Router) switchTo(conv, name, rest string) Decision {
-	if name == "" {
+// here; "/switch <cap> <text>" sends <text> to it. <cap> may be several
+// words (a display name): the longest leading run that names one wins.
+func (r *Router) switchTo(conv, arg string) Decision {
+	if arg == "" {
 		return Decision{Capability: r.convs.top(conv), Reason: ReasonSwitch,
 			Reply: "Usage: /switch <capability>. Installed: " + r.installedList() + "."}
 	}
-	c := r.lookup(name)
+	c, name, rest := r.splitName(arg)
 	if c == nil {
 		return Decision{Capability: r.convs.top(conv), Reason: ReasonSwitch,
 			Reply: fmt.Sprintf("Unknown capability %q. Installed: %s.", name, r.installedList())}
 	}
-	r.convs.push(conv, c.ID)
-	d := Decision{Capability: c.ID, Message: rest, Reason: ReasonSwitch}
-	if rest == "" {
+	d := r.enter(conv, c, Decision{Message: rest, Reason: ReasonSwitch})
+	if d.Reason == ReasonSwitch && rest == "" {
 		d.Reply = fmt.Sprintf("Switched to %s. Type /back to leave it.", r.label(c.ID))
 	}
 	return d

@@ -3,6 +3,7 @@ package router
 import (
 	"container/list"
 	"slices"
+	"time"
 )
 
 // lru keeps the stacks of at most max conversations, the least recently
@@ -16,7 +17,8 @@ type lru struct {
 
 type convStack struct {
 	conv  string
-	stack []string // bottom first
+	stack []string  // bottom first
+	last  time.Time // when the conversation last routed a message
 }
 
 func newLRU(max int) *lru {
@@ -52,6 +54,21 @@ func (l *lru) push(conv, id string) {
 	cs.stack = append(slices.DeleteFunc(cs.stack, func(s string) bool { return s == id }), id)
 	if len(cs.stack) > MaxDepth {
 		cs.stack = cs.stack[len(cs.stack)-MaxDepth:]
+	}
+}
+
+// last is when conv last routed a message (zero: no stack).
+func (l *lru) last(conv string) time.Time {
+	if e, ok := l.byID[conv]; ok {
+		return e.Value.(*convStack).last
+	}
+	return time.Time{}
+}
+
+// touch records now as conv's last message, if it has a stack.
+func (l *lru) touch(conv string, now time.Time) {
+	if e, ok := l.byID[conv]; ok {
+		e.Value.(*convStack).last = now
 	}
 }
 

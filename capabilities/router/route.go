@@ -3,7 +3,6 @@ package router
 import (
 	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/agentnode/agentnode/capabilities/acp"
 )
@@ -13,6 +12,9 @@ type Route struct {
 	ID       string // did:nuwa:cap:<name>@<version>
 	Name     string // display name (metadata.name)
 	Triggers []acp.Trigger
+	// LLM is metadata.llm_requirements: Options.Models are matched against
+	// it when the capability is routed to (nil = any model).
+	LLM *acp.LLMRequires
 }
 
 // Trigger types.
@@ -63,44 +65,12 @@ func newMatcher(t acp.Trigger) (matcher, error) {
 		if kw == "" {
 			return matcher{}, ErrEmptyKeyword
 		}
-		return matcher{value: t.Value, match: func(msg string) bool { return containsWord(strings.ToLower(msg), kw) }}, nil
+		return matcher{value: t.Value, match: func(msg string) bool { return acp.MatchKeyword(msg, kw) }}, nil
 	case TriggerEmbedding:
 		return matcher{}, nil
 	}
 	return matcher{}, ErrUnknownTrigger
 }
-
-// containsWord reports whether kw occurs in s (both lower-cased) with no
-// letter or digit right before or after it: "note" matches "a note," but
-// not "notebook". A keyword of several words matches as a phrase.
-func containsWord(s, kw string) bool {
-	for from := 0; from <= len(s)-len(kw); {
-		i := strings.Index(s[from:], kw)
-		if i < 0 {
-			return false
-		}
-		start, end := from+i, from+i+len(kw)
-		if !wordRuneBefore(s, start) && !wordRuneAfter(s, end) {
-			return true
-		}
-		from = start + 1
-	}
-	return false
-}
-
-func wordRuneBefore(s string, i int) bool {
-	r := []rune(s[:i])
-	return len(r) > 0 && isWord(r[len(r)-1])
-}
-
-func wordRuneAfter(s string, i int) bool {
-	for _, r := range s[i:] {
-		return isWord(r)
-	}
-	return false
-}
-
-func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
 // matchMessage returns the first trigger of c that matches msg.
 func (c *compiled) matchMessage(msg string) (string, bool) {
@@ -110,6 +80,19 @@ func (c *compiled) matchMessage(msg string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// score is how many of c's triggers match msg, and the first that does.
+func (c *compiled) score(msg string) (n int, first string) {
+	for _, m := range c.matchers {
+		if m.match(msg) {
+			if n == 0 {
+				first = m.value
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // names returns the ways /switch may name c: full id, name@version,
@@ -132,5 +115,5 @@ func (c *compiled) names() []string {
 // RouteOf is the Route of a parsed package: its id, display name and
 // triggers.
 func RouteOf(p *acp.Package) Route {
-	return Route{ID: p.Metadata.ID, Name: p.Metadata.Name, Triggers: p.Metadata.Triggers}
+	return Route{ID: p.Metadata.ID, Name: p.Metadata.Name, Triggers: p.Metadata.Triggers, LLM: p.Metadata.LLM}
 }

@@ -1,8 +1,11 @@
 package router
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Limits.
@@ -14,7 +17,23 @@ const (
 	// MaxDepth is how deep one conversation's stack gets; a push past it
 	// drops the bottom entry.
 	MaxDepth = 8
+	// DefaultIdleTimeout is how long a conversation may be silent before
+	// the top of its stack pops (Options.IdleTimeout).
+	DefaultIdleTimeout = 30 * time.Minute
 )
+
+// Options tune a Router; the zero value is the defaults.
+type Options struct {
+	// IdleTimeout: each full IdleTimeout of silence in a conversation pops
+	// one entry off its stack (NIP-7: "Router times out ... stack pops").
+	// 0 = DefaultIdleTimeout; negative = never.
+	IdleTimeout time.Duration
+	// Models are the models a capability's llm_requirements choose among
+	// (ChooseModel); none = requirements are not checked.
+	Models []Model
+	// Now is the clock (tests); nil = time.Now.
+	Now func() time.Time
+}
 
 // Decision is where one message goes.
 type Decision struct {
@@ -22,6 +41,12 @@ type Decision struct {
 	Message    string // the message with a /switch or /back command stripped
 	Reason     string // "switch", "back", "stack", "trigger:<value>", "fallback"
 	Reply      string // non-empty: the command is answered, no model call needed
+	// Model is the configured model chosen for the capability's
+	// llm_requirements ("" = the default model).
+	Model string
+	// Popped lists what left the stack before this message was routed: by
+	// the idle timeout or by re-classification, oldest first.
+	Popped []string
 }
 
 // Reasons.
@@ -31,6 +56,12 @@ const (
 	ReasonStack    = "stack"
 	ReasonTrigger  = "trigger:" // followed by the trigger's value
 	ReasonFallback = "fallback"
+	// ReasonReclassify: the message matched another capability's triggers
+	// better than the top's: the top popped and that one was pushed.
+	ReasonReclassify = "reclassify:" // followed by the trigger's value
+	// ReasonNoModel: the capability's llm_requirements fit no configured
+	// model; Reply says why and the stack did not change.
+	ReasonNoModel = "refused:model"
 )
 
 // Router holds the installed capabilities and every conversation's stack.
@@ -41,13 +72,23 @@ type Router struct {
 	installed []compiled
 	bad       []error
 	convs     *lru
+	opts      Options
 }
 
 // New returns a router over installed, in install order: that order
 // breaks ties between triggers. Triggers that cannot match (a regex that
 // does not compile, an unknown type) are dropped; BadTriggers lists them.
-func New(installed []Route) *Router {
-	r := &Router{convs: newLRU(MaxConversations)}
+func New(installed []Route) *Router { return NewWith(installed, Options{}) }
+
+// NewWith is New with options.
+func NewWith(installed []Route, opts Options) *Router {
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	r := &Router{convs: newLRU(MaxConversations), opts: opts}
 	r.installed, r.bad = compileAll(installed)
 	return r
 }
@@ -90,14 +131,37 @@ func (r *Router) SetInstalled(installed []Route) {
 func (r *Router) Route(conversation, message string) Decision {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	cmd, arg, rest := parseCommand(message)
+	now := r.opts.Now()
+	popped := r.expire(conversation, now)
+	d := r.route(conversation, message)
+	d.Popped = append(popped, d.Popped...)
+	r.convs.touch(conversation, now)
+	return d
+}
+
+func (r *Router) route(conv, message string) Decision {
+	cmd, rest := parseCommand(message)
 	switch cmd {
 	case cmdBack:
-		return r.back(conversation, rest)
+		return r.back(conv, rest)
 	case cmdSwitch:
-		return r.switchTo(conversation, arg, rest)
+		return r.switchTo(conv, rest)
 	}
-	return r.routeOn(conversation, message)
+	return r.routeOn(conv, message)
+}
+
+// expire pops one entry per full IdleTimeout since the conversation's
+// last message.
+func (r *Router) expire(conv string, now time.Time) []string {
+	last := r.convs.last(conv)
+	if r.opts.IdleTimeout < 0 || last.IsZero() {
+		return nil
+	}
+	var popped []string
+	for n := now.Sub(last) / r.opts.IdleTimeout; n > 0 && r.convs.top(conv) != ""; n-- {
+		popped = append(popped, r.convs.pop(conv))
+	}
+	return popped
 }
 
 // Done pops conversation's top capability (a tool result said
@@ -115,18 +179,96 @@ func (r *Router) Stack(conversation string) []string {
 	return append([]string(nil), r.convs.get(conversation)...)
 }
 
-// routeOn applies the stack, then triggers, then the fallback.
+// routeOn applies the stack (unless another capability's triggers match
+// better), then triggers, then the fallback.
 func (r *Router) routeOn(conv, msg string) Decision {
 	if top := r.convs.top(conv); top != "" {
-		return Decision{Capability: top, Message: msg, Reason: ReasonStack}
+		if c, v := r.better(top, msg); c != nil {
+			return r.enter(conv, c, Decision{Message: msg, Reason: ReasonReclassify + v, Popped: []string{top}})
+		}
+		return r.withModel(Decision{Capability: top, Message: msg, Reason: ReasonStack})
 	}
 	for i := range r.installed {
 		if v, ok := r.installed[i].matchMessage(msg); ok {
-			r.convs.push(conv, r.installed[i].ID)
-			return Decision{Capability: r.installed[i].ID, Message: msg, Reason: ReasonTrigger + v}
+			return r.enter(conv, &r.installed[i], Decision{Message: msg, Reason: ReasonTrigger + v})
 		}
 	}
 	return Decision{Message: msg, Reason: ReasonFallback}
+}
+
+// better returns the installed capability whose triggers match msg more
+// often than top's (the first, in install order, of the highest count),
+// or nil: the top keeps a message that matches nothing else, or matches
+// it at least as well.
+func (r *Router) better(top, msg string) (*compiled, string) {
+	topScore := 0
+	if c := r.byID(top); c != nil {
+		topScore, _ = c.score(msg)
+	}
+	var best *compiled
+	bestScore, bestValue := topScore, ""
+	for i := range r.installed {
+		c := &r.installed[i]
+		if c.ID == top {
+			continue
+		}
+		if n, v := c.score(msg); n > bestScore {
+			best, bestScore, bestValue = c, n, v
+		}
+	}
+	return best, bestValue
+}
+
+// enter pushes c and routes d to it, after popping d.Popped, unless its
+// llm_requirements fit no configured model: then the stack stays and the
+// refusal is the reply.
+func (r *Router) enter(conv string, c *compiled, d Decision) Decision {
+	model, err := ChooseModel(c.ID, c.LLM, r.opts.Models)
+	if err != nil {
+		return r.refuse(conv, c, err)
+	}
+	for range d.Popped {
+		r.convs.pop(conv)
+	}
+	r.convs.push(conv, c.ID)
+	d.Capability, d.Model = c.ID, model
+	return d
+}
+
+// withModel sets d.Model for d's capability; a capability that no longer
+// fits any model (the models changed) is refused for this message.
+func (r *Router) withModel(d Decision) Decision {
+	c := r.byID(d.Capability)
+	if c == nil {
+		return d
+	}
+	model, err := ChooseModel(c.ID, c.LLM, r.opts.Models)
+	if err != nil {
+		return Decision{Capability: d.Capability, Reason: ReasonNoModel, Reply: r.refusal(c, err)}
+	}
+	d.Model = model
+	return d
+}
+
+func (r *Router) refuse(conv string, c *compiled, err error) Decision {
+	return Decision{Capability: r.convs.top(conv), Reason: ReasonNoModel, Reply: r.refusal(c, err)}
+}
+
+func (r *Router) refusal(c *compiled, err error) string {
+	var me *ModelError
+	if errors.As(err, &me) {
+		return fmt.Sprintf("%s cannot run here: its llm_requirements fit no configured model (%s).", r.label(c.ID), strings.Join(me.Reasons, "; "))
+	}
+	return fmt.Sprintf("%s cannot run here: %v.", r.label(c.ID), err)
+}
+
+func (r *Router) byID(id string) *compiled {
+	for i := range r.installed {
+		if r.installed[i].ID == id {
+			return &r.installed[i]
+		}
+	}
+	return nil
 }
 
 // lookup finds a capability by full id, then name@version, then name,

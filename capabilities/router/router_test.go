@@ -12,9 +12,10 @@ import (
 )
 
 const (
-	noteID    = "did:nuwa:cap:note@1.0.0"
-	weatherID = "did:nuwa:cap:weather@2.1.0"
-	todoID    = "did:nuwa:cap:todo@0.3.0"
+	noteID     = "did:nuwa:cap:note@1.0.0"
+	weatherID  = "did:nuwa:cap:weather@2.1.0"
+	todoID     = "did:nuwa:cap:todo@0.3.0"
+	reporterID = "did:nuwa:cap:weatherreporter@1.0.0"
 )
 
 func installed() []Route {
@@ -23,6 +24,8 @@ func installed() []Route {
 		{ID: weatherID, Name: "Weather", Triggers: []acp.Trigger{{Type: "regex", Value: `(?i)\b(weather|forecast)\b`}, {Type: "embedding", Value: "rain"}}},
 		// todo also reacts to "note": install order makes note win.
 		{ID: todoID, Name: "Todo", Triggers: []acp.Trigger{{Type: "keyword", Value: "to do"}, {Type: "keyword", Value: "NOTE"}}},
+		// reachable by /switch only (no triggers); its display name is two words.
+		{ID: reporterID, Name: "Weather Reporter"},
 	}
 }
 
@@ -57,7 +60,15 @@ func TestRouter_Route(t *testing.T) {
 		}},
 		{"top of stack keeps the conversation", []step{
 			{"a note please", Decision{Capability: noteID, Message: "a note please", Reason: "trigger:note"}, []string{noteID}},
-			{"what's the weather", Decision{Capability: noteID, Message: "what's the weather", Reason: "stack"}, []string{noteID}},
+			{"about milk", Decision{Capability: noteID, Message: "about milk", Reason: "stack"}, []string{noteID}},
+			{"another note", Decision{Capability: noteID, Message: "another note", Reason: "stack"}, []string{noteID}}, // todo ties: the top keeps it
+		}},
+		// NIP-7: "Router ... re-classifies, stack pops" (this step said
+		// "stack" before the interop issue).
+		{"a message that matches another capability better re-classifies", []step{
+			{"a note please", Decision{Capability: noteID, Message: "a note please", Reason: "trigger:note"}, []string{noteID}},
+			{"what's the weather", Decision{Capability: weatherID, Message: "what's the weather", Reason: `reclassify:(?i)\b(weather|forecast)\b`}, []string{weatherID}},
+			{"a note of what to do", Decision{Capability: todoID, Message: "a note of what to do", Reason: "reclassify:to do"}, []string{todoID}},
 		}},
 		{"switch by name, name@version, id, display name", []step{
 			{"/switch weather", Decision{Capability: weatherID, Reason: "switch", Reply: "Switched to Weather"}, []string{weatherID}},
@@ -68,8 +79,13 @@ func TestRouter_Route(t *testing.T) {
 		{"switch with a message sends it on", []step{
 			{"  /switch weather  is it cold?", Decision{Capability: weatherID, Message: "is it cold?", Reason: "switch"}, []string{weatherID}},
 		}},
+		{"switch takes a display name of several words", []step{
+			{"/switch Weather Reporter", Decision{Capability: reporterID, Reason: "switch", Reply: "Switched to Weather Reporter"}, []string{reporterID}},
+			{"/switch weather reporter is it cold?", Decision{Capability: reporterID, Message: "is it cold?", Reason: "switch"}, []string{reporterID}},
+			{"/switch Weather is it cold?", Decision{Capability: weatherID, Message: "is it cold?", Reason: "switch"}, []string{reporterID, weatherID}},
+		}},
 		{"switch to an unknown capability is answered", []step{
-			{"/switch calendar", Decision{Reason: "switch", Reply: `Unknown capability "calendar". Installed: note@1.0.0, weather@2.1.0, todo@0.3.0.`}, nil},
+			{"/switch calendar", Decision{Reason: "switch", Reply: `Unknown capability "calendar". Installed: note@1.0.0, weather@2.1.0, todo@0.3.0, weatherreporter@1.0.0.`}, nil},
 			{"/switch", Decision{Reason: "switch", Reply: "Usage: /switch <capability>"}, nil},
 		}},
 		{"switch is a command only as the first word", []step{

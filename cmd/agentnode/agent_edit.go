@@ -91,20 +91,25 @@ func runAgentLearn(ctx context.Context, m *Main, args []string) error {
 func runAgentRemove(ctx context.Context, m *Main, args []string) error {
 	const cmd = "agent remove"
 	var f agentFlags
-	fs := m.newFlagSet(cmd, `agent remove <agent> [--retract] [--node URL] [--data DIR] [--json]
+	fs := m.newFlagSet(cmd, `agent remove <agent> --yes [--retract] [--node URL] [--data DIR] [--json]
 
 Uninstalls the agent: its registry entry and key file are deleted, so
-nothing can sign for it again. What it published stays, unless --retract:
-then the agent first signs deletions (kind 5) of its profile, lessons and
-comments.`)
+nothing can sign for it again — nor update or retract what it published
+later. What it published stays, unless --retract: then the agent first
+signs deletions (kind 5) of its profile, lessons and comments. To keep the
+key, copy it out of <data>/agents/ first. --yes confirms.`)
 	m.addAgentFlags(fs, &f)
 	retract := fs.Bool("retract", false, "delete the agent's profile, lessons and comments first (kind 5)")
+	yes := fs.Bool("yes", false, "confirm: the agent's secret key is deleted for good")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if err := wantArgs(cmd, pos, 1, "one agent"); err != nil {
 		return err
+	}
+	if !*yes {
+		return usagef("%s: this deletes %s's secret key for good (nothing can sign for it again, nor retract what it published later; --retract does that now); copy the key out of <data>/agents/ first if you may need it, then run again with --yes", cmd, pos[0])
 	}
 	c, err := m.agentClient(cmd, &f, true)
 	if err != nil {

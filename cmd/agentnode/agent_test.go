@@ -205,7 +205,10 @@ func TestAgent_upgradeAndNudges(t *testing.T) {
 		t.Errorf("after nudge remove: tools %v", eff.Tools)
 	}
 
-	out = n.run(t, "", "agent", "remove", agent)
+	if r := cli(t, n.env(""), "agent", "remove", agent); r.err == nil || !strings.Contains(r.err.Error(), "--yes") {
+		t.Fatalf("agent remove without --yes: %v, want a refusal asking for --yes", r.err)
+	}
+	out = n.run(t, "", "agent", "remove", agent, "--yes")
 	if !strings.Contains(out, "agentnode claim remove "+agent) {
 		t.Errorf("remove output:\n%s", out)
 	}
@@ -224,7 +227,7 @@ func TestAgent_errors(t *testing.T) {
 	}{
 		{"unknown agent", n.env(""), []string{"agent", "show", "nobody"}, 1, "unknown agent"},
 		{"no token for a write", noToken, []string{"agent", "learn", "x", "--title", "t", "--content", "c"}, 1, "no API token"},
-		{"wrong token", map[string]string{"AGENTNODE_NODE": n.http, "AGENTNODE_API_TOKEN": "nope"}, []string{"agent", "remove", "x"}, 1, "missing or wrong API token"},
+		{"wrong token", map[string]string{"AGENTNODE_NODE": n.http, "AGENTNODE_API_TOKEN": "nope"}, []string{"agent", "remove", "x", "--yes"}, 1, "missing or wrong API token"},
 		{"node not running", map[string]string{"AGENTNODE_NODE": "http://127.0.0.1:1"}, []string{"agent", "list"}, 1, "is `agentnode serve` running"},
 		{"missing owner", n.env(""), []string{"agent", "install", strings.Repeat("a", 64)}, 2, "--owner is required"},
 		{"definition not on the relay", n.env(""), []string{"agent", "install", strings.Repeat("a", 64), "--owner", strings.Repeat("b", 64)}, 1, "definition not found"},

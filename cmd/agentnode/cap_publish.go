@@ -53,11 +53,11 @@ func capEvent(m *Main, cmd, file, sk string) (*nostr.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	author, err := verifyPackage(cmd, file, raw)
+	signer, err := verifyPackage(cmd, file, raw)
 	if err != nil {
 		return nil, err
 	}
-	if pk, _ := nostr.GetPublicKey(sk); pk != author {
+	if pk, author := nostrKey(sk), signer.ID(); pk != author {
 		return nil, fmt.Errorf("%s: %s is signed by %s, but the publishing key is %s: sign it with this key", cmd, file, author, pk)
 	}
 	evt, err := sign(cmd, acp.EventTemplate(p), sk)
@@ -68,4 +68,9 @@ func capEvent(m *Main, cmd, file, sk string) (*nostr.Event, error) {
 		return nil, fmt.Errorf("%s: refusing to publish an invalid event: %w", cmd, err)
 	}
 	return evt, nil
+}
+
+func nostrKey(sk string) string {
+	pk, _ := nostr.GetPublicKey(sk)
+	return pk
 }

@@ -31,6 +31,7 @@ type definitionView struct {
 	Content      string    `json:"content"`
 	Files        []refView `json:"files"`
 	Forks        []refView `json:"forks"`
+	Unread       []string  `json:"unread_tags,omitempty"` // tags this node does not interpret
 }
 
 // refView is a definition's file or fork reference.
@@ -46,7 +47,7 @@ func viewDefinition(d *events.Definition) definitionView {
 		Slug:   d.Slug, Title: d.Title, Role: d.Role, Instructions: d.Instructions,
 		UseCriteria: d.UseCriteria, Description: d.Description, Image: d.Image,
 		Tools: nonNil(d.Tools), Version: d.Version, Content: d.Content,
-		Files: viewRefs(d.Files), Forks: viewRefs(d.Forks),
+		Files: viewRefs(d.Files), Forks: viewRefs(d.Forks), Unread: d.Unread,
 	}
 }
 
@@ -88,6 +89,9 @@ func runDefList(ctx context.Context, m *Main, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("def list: unexpected argument %q", fs.Arg(0))
+	}
+	if f.limit < 1 {
+		return usagef("def list: --limit must be at least 1 (got %d)", f.limit)
 	}
 	authors, err := pubkeyArgs("def list: --author", f.authors)
 	if err != nil {

@@ -20,6 +20,7 @@ func init() {
 		"publish": {"publish an agent definition from flags or a YAML/JSON file", runDefPublish},
 		"list":    {"list agent definitions (latest version of each by default)", runDefList},
 		"show":    {"show one agent definition and how many lessons reference it", runDefShow},
+		"fetch":   {"copy a definition from other relays (--from) to this node's relay, signature intact", runDefFetch},
 	})}
 }
 
@@ -146,6 +147,12 @@ func (d definitionFile) definition() *events.Definition {
 	}
 }
 
+// unknownField is yaml.v3's wording for a field the type lacks.
+var unknownField = regexp.MustCompile(`field (\S+) not found`)
+
+// definitionFileFields are the keys a definition file may hold.
+const definitionFileFields = "title, role, instructions, use_criteria (or use-criteria), description, tools, ver, image, slug, content"
+
 // typeInError is the Go type name yaml.v3 puts in its messages.
 var typeInError = regexp.MustCompile(` in type \S+`)
 
@@ -160,7 +167,8 @@ func readDefinitionFile(path string) (definitionFile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&d); err != nil && !errors.Is(err, io.EOF) {
-		return d, fmt.Errorf("def publish: %s: %s", path, typeInError.ReplaceAllString(err.Error(), ""))
+		return d, fmt.Errorf("def publish: %s: %s", path, unknownField.ReplaceAllString(typeInError.ReplaceAllString(err.Error(), ""),
+			`unknown field "$1" (known: `+definitionFileFields+`)`))
 	}
 	if d.UseCriteria != "" && d.UseCriteriaDash != "" && d.UseCriteria != d.UseCriteriaDash {
 		return d, fmt.Errorf("def publish: %s: use_criteria and use-criteria disagree; keep one", path)

@@ -103,6 +103,9 @@ func (m *Main) printDefinitionDetail(d *definitionDetail) error {
 		row("fork of", f.ID)
 	}
 	row("lessons", fmt.Sprint(d.Lessons))
+	if len(d.Unread) > 0 {
+		row("warning", "tags this node does not interpret (kept as published): "+strings.Join(d.Unread, ", "))
+	}
 	if d.LatestID != d.ID {
 		row("newer version", d.LatestID)
 	}

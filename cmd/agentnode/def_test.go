@@ -110,7 +110,7 @@ func TestDefPublish_FileUnknownFieldIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "def.yaml")
 	os.WriteFile(path, []byte("title: X\ntitel: typo\n"), 0o644)
 	r := n.try(t, sk, "def", "publish", "--file", path)
-	if r.err == nil || !strings.Contains(r.err.Error(), "titel") || strings.Contains(r.err.Error(), "main.") {
+	if r.err == nil || !strings.Contains(r.err.Error(), `line 2: unknown field "titel" (known: title,`) || strings.Contains(r.err.Error(), "main.") {
 		t.Fatalf("err = %v, want one naming the unknown field", r.err)
 	}
 }

@@ -43,7 +43,11 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // group dispatches `agentnode <name> <sub> ...` to one of subs.
+// groups are the subcommands of each command group, for completion.
+var groups = map[string]map[string]command{}
+
 func group(name string, subs map[string]command) func(context.Context, *Main, []string) error {
+	groups[name] = subs
 	return func(ctx context.Context, m *Main, args []string) error {
 		if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 			m.groupUsage(name, subs)

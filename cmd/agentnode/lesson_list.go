@@ -64,6 +64,9 @@ func runLessonList(ctx context.Context, m *Main, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q", cmd, fs.Arg(0))
 	}
+	if f.limit < 1 {
+		return usagef("%s: --limit must be at least 1 (got %d)", cmd, f.limit)
+	}
 	filter, ref, err := f.filter()
 	if err != nil {
 		return err

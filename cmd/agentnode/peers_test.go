@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,14 +36,17 @@ func startServe(t *testing.T, args ...string) *servedNode {
 	served := make(chan error, 1)
 	go func() { served <- c.Serve(ctx) }()
 	n := &servedNode{ServeCommand: c}
-	n.stop = func() {
-		cancel()
-		<-served
-		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer ccancel()
-		if err := c.Close(cctx); err != nil {
-			t.Errorf("close: %v", err)
-		}
+	var once sync.Once
+	n.stop = func() { // a test may stop the node before its cleanup does
+		once.Do(func() {
+			cancel()
+			<-served
+			cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer ccancel()
+			if err := c.Close(cctx); err != nil {
+				t.Errorf("close: %v", err)
+			}
+		})
 	}
 	t.Cleanup(n.stop)
 	return n

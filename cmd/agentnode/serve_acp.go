@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/agentrpc"
@@ -65,6 +66,9 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 		Logger: logger.With("component", "acp"), Options: c.httpConfig().jsonrpcOptions(logger.With("component", "acp"))}
 	if c.rt.model != nil { // never a typed nil in the interface
 		cfg.Model = c.rt.model
+	}
+	if c.file != nil {
+		cfg.RemoteTimeout = time.Duration(c.file.Directory.RemoteTimeoutSeconds) * time.Second
 	}
 	c.acp.svc = agentrpc.New(cfg) // mounted at /acp by mountEndpoints
 	h := consent.Handler(c.acp.consent, token, logger.With("component", "consent"))

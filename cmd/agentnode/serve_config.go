@@ -47,6 +47,7 @@ type serveFile struct {
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
 	Node      serveNode      `json:"node"` // serve_config_node.go
+	Routing   serveRouting   `json:"-"`    // "models", "router": serve_config_models.go
 
 	State serveStateConfig `json:"state"` // serve_config_state.go
 
@@ -57,7 +58,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state", "node"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state", "node", "models", "router"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 

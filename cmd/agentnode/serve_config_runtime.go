@@ -56,6 +56,9 @@ const (
 type serveDirectory struct {
 	HeartbeatSeconds int `json:"heartbeat_seconds"`
 	TTLSeconds       int `json:"ttl_seconds"`
+	// RemoteTimeoutSeconds bounds an agent/message to an agent on another
+	// node (0: agentrpc.DefaultRemoteTimeout, 15 s).
+	RemoteTimeoutSeconds int `json:"remote_timeout_seconds"`
 }
 
 // parseRuntimeSections decodes the "model" and "bindings" sections,
@@ -71,6 +74,12 @@ func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
 		if err := dec.Decode(dst); err != nil {
 			return fmt.Errorf("%q: %v", name, err)
 		}
+	}
+	if err := parseRoutingSections(top, &f.Routing); err != nil {
+		return err
+	}
+	if f.Directory.RemoteTimeoutSeconds < 0 {
+		return fmt.Errorf(`"directory": remote_timeout_seconds must not be negative`)
 	}
 	if d := f.Directory; d.HeartbeatSeconds < 0 || d.TTLSeconds < 0 ||
 		d.HeartbeatSeconds > 0 && d.TTLSeconds > 0 && d.TTLSeconds <= d.HeartbeatSeconds {

@@ -52,7 +52,7 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
 		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
 		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }}))
-	c.mountWeb(mux, logger)
+	c.mountWeb(mux, token, logger)
 	mux.Handle("/", c.relay)
 	return mux, nil
 }

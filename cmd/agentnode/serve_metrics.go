@@ -14,7 +14,8 @@ import (
 func (c *ServeCommand) openMetrics() {
 	src := metrics.Sources{Relay: func() metrics.RelayStats {
 		s := c.relay.Stats()
-		return metrics.RelayStats{Connections: s.Connections, SlowConsumers: s.SlowConsumers, Refused: c.relay.Refusals()}
+		return metrics.RelayStats{Connections: s.Connections, Subscriptions: s.Subscriptions, SlowConsumers: s.SlowConsumers,
+			Refused: c.relay.Refusals(), Batches: s.Batches, BatchOps: s.BatchOps, CommitSeconds: s.CommitTime.Seconds()}
 	}}
 	if c.peers != nil {
 		src.Peers = c.peerStats

@@ -90,7 +90,23 @@ func TestServe_Metrics(t *testing.T) {
 	if err := conn.Publish(ctx, *signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"role", "no title"}}})); err == nil {
 		t.Fatal("a definition without a title was stored")
 	}
+	sub, err := conn.Subscribe(ctx, nostr.Filters{{Kinds: []int{9999}, Limit: 1}}) // nothing stored: EOSE comes at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsub()
+	<-sub.EndOfStoredEvents
 	after := scrape(t, n.Addr())
+	// The node writes and subscribes on its own too (heartbeats, its own
+	// clients): these move by at least what the test did.
+	for _, key := range []string{"agentnode_relay_subscriptions", "agentnode_relay_commit_batches_total", "agentnode_relay_commit_writes_total"} {
+		if after[key]-before[key] < 1 {
+			t.Errorf("%s moved by %v, want at least 1", key, after[key]-before[key])
+		}
+	}
+	if after["agentnode_relay_commit_seconds_total"] <= before["agentnode_relay_commit_seconds_total"] {
+		t.Error("agentnode_relay_commit_seconds_total did not move")
+	}
 	for _, c := range []struct {
 		key  string
 		want float64

@@ -99,6 +99,9 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 	if c.rt.model != nil {
 		cfg.Model = c.rt.model
 	}
+	if c.file != nil { // "models" and "router" (serve_config_models.go)
+		cfg.Models, cfg.RouterIdle = c.file.Routing.models(), c.file.Routing.idle()
+	}
 }
 
 // openDM builds the kind-25910 server answering calls to the local agents

@@ -218,6 +218,9 @@ func (m *Main) printRows(res *state.QueryResult, asJSON bool) error {
 	if asJSON {
 		return writeJSON(m.Stdout, res)
 	}
+	if len(res.Rows) == 0 {
+		fmt.Fprintln(m.Stderr, "no documents match") // stdout stays empty for scripts
+	}
 	for _, row := range res.Rows {
 		b, err := json.Marshal(row)
 		if err != nil {

@@ -14,8 +14,12 @@ import (
 // RelayStats are the relay's figures at scrape time.
 type RelayStats struct {
 	Connections   int              // open websocket connections
+	Subscriptions int              // live subscription filters
 	SlowConsumers int64            // connections cut off for not reading, since start
 	Refused       map[string]int64 // events refused since start, by NIP-01 prefix
+	Batches       int64            // group commits since start
+	BatchOps      int64            // writes in them
+	CommitSeconds float64          // time spent in them
 }
 
 // PeerStats are one peer's sync figures at scrape time.

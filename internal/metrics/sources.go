@@ -8,6 +8,14 @@ import (
 var (
 	descConnections = prometheus.NewDesc("agentnode_relay_connections",
 		"Open websocket connections.", nil, nil)
+	descSubs = prometheus.NewDesc("agentnode_relay_subscriptions",
+		"Live subscription filters over all websocket connections.", nil, nil)
+	descBatches = prometheus.NewDesc("agentnode_relay_commit_batches_total",
+		"Write transactions of the group-commit writer (each fsynced before its OKs).", nil, nil)
+	descBatchOps = prometheus.NewDesc("agentnode_relay_commit_writes_total",
+		"Events, replacements and deletions committed in those batches (writes / batches = mean batch size).", nil, nil)
+	descCommitSecs = prometheus.NewDesc("agentnode_relay_commit_seconds_total",
+		"Time spent committing batches, fsync included (seconds / batches = mean commit latency).", nil, nil)
 	descSlow = prometheus.NewDesc("agentnode_relay_slow_consumers_total",
 		"Websocket connections cut off for not reading (outbound budget exceeded).", nil, nil)
 	descRefused = prometheus.NewDesc("agentnode_events_refused_total",
@@ -24,7 +32,7 @@ var (
 type sourceCollector struct{ src Sources }
 
 func (c sourceCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConnections, descSlow, descRefused, descPeerUp, descPeerSeen, descPeerEvents} {
+	for _, d := range []*prometheus.Desc{descConnections, descSubs, descBatches, descBatchOps, descCommitSecs, descSlow, descRefused, descPeerUp, descPeerSeen, descPeerEvents} {
 		ch <- d
 	}
 }
@@ -42,6 +50,10 @@ func (c sourceCollector) Collect(ch chan<- prometheus.Metric) {
 
 func collectRelay(ch chan<- prometheus.Metric, s RelayStats) {
 	ch <- prometheus.MustNewConstMetric(descConnections, prometheus.GaugeValue, float64(s.Connections))
+	ch <- prometheus.MustNewConstMetric(descSubs, prometheus.GaugeValue, float64(s.Subscriptions))
+	ch <- prometheus.MustNewConstMetric(descBatches, prometheus.CounterValue, float64(s.Batches))
+	ch <- prometheus.MustNewConstMetric(descBatchOps, prometheus.CounterValue, float64(s.BatchOps))
+	ch <- prometheus.MustNewConstMetric(descCommitSecs, prometheus.CounterValue, s.CommitSeconds)
 	ch <- prometheus.MustNewConstMetric(descSlow, prometheus.CounterValue, float64(s.SlowConsumers))
 	for reason, n := range s.Refused {
 		ch <- prometheus.MustNewConstMetric(descRefused, prometheus.CounterValue, float64(n), reason)

@@ -23,6 +23,13 @@ type listener struct {
 	ws     *WebSocket
 }
 
+// ListenerCount is how many subscription filters are live. PATCH (agentnode).
+func (rl *Relay) ListenerCount() int {
+	rl.clientsMutex.RLock()
+	defer rl.clientsMutex.RUnlock()
+	return len(rl.listeners)
+}
+
 func (rl *Relay) GetListeningFilters() []nostr.Filter {
 	respfilters := make([]nostr.Filter, len(rl.listeners))
 	for i, l := range rl.listeners {

@@ -14,7 +14,8 @@
 //
 // Use:
 //
-//	w, err := lmdbw.Open(backend) // after backend.Init()
+//	err := lmdbw.Init(backend) // not backend.Init(): no MDB_WRITEMAP (a full disk is an error, not a SIGBUS)
+//	w, err := lmdbw.Open(backend)
 //	ops := []*lmdbw.Op{{Action: lmdbw.Save, Event: a}, {Action: lmdbw.Replace, Event: b}}
 //	err = w.Commit(ops) // one transaction; each op's Outcome tells what happened
 //

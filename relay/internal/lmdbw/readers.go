@@ -25,6 +25,14 @@ func WaitReaders(backend *eslmdb.LMDBBackend, timeout time.Duration) (bool, erro
 	deadline := time.Now().Add(timeout)
 	for {
 		n, err := activeReaders(env)
+		if err == nil && n == 0 {
+			// mdb_txn_end marks the slot free before it has finished
+			// with the environment's memory (it still updates the db
+			// flags and frees the transaction): give the thread that
+			// ended it time to return from C, then look again.
+			time.Sleep(readerSettle)
+			n, err = activeReaders(env)
+		}
 		if err != nil || n == 0 {
 			return err == nil, err
 		}
@@ -34,6 +42,10 @@ func WaitReaders(backend *eslmdb.LMDBBackend, timeout time.Duration) (bool, erro
 		time.Sleep(time.Millisecond) // LMDB has nothing to wait on
 	}
 }
+
+// readerSettle is how long WaitReaders lets a transaction that has just
+// released its reader slot finish in C before reporting none open.
+const readerSettle = 20 * time.Millisecond
 
 // activeReaders counts this process's reader slots that hold a
 // transaction: mdb_reader_list prints "pid thread txnid" per slot in use,

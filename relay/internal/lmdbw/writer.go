@@ -81,7 +81,8 @@ func Open(backend *eslmdb.LMDBBackend) (*Writer, error) {
 // (LMDB syncs the commit to disk before returning). Each op sees the
 // effects of the ops before it. A per-event problem fails that op only;
 // an error of the transaction itself is returned and then nothing of the
-// batch was written (every op's Outcome is Failed).
+// batch was written (every op's Outcome is Failed); it wraps ErrDiskFull
+// or ErrMapFull when that is the cause. The next Commit tries afresh.
 func (w *Writer) Commit(ops []*Op) error {
 	err := w.env.Update(func(txn *lmdb.Txn) error {
 		for _, op := range ops {
@@ -93,7 +94,7 @@ func (w *Writer) Commit(ops []*Op) error {
 		return nil
 	})
 	if err != nil {
-		err = fmt.Errorf("lmdbw: commit batch of %d: %w", len(ops), err)
+		err = fmt.Errorf("lmdbw: commit batch of %d: %w", len(ops), classify(err))
 		for _, op := range ops {
 			op.Outcome, op.Err, op.Removed = Failed, err, nil
 		}

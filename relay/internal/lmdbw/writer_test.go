@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
 	eslmdb "github.com/fiatjaf/eventstore/lmdb"
@@ -122,7 +123,6 @@ func TestWriter_WritesTheBackendsLayout(t *testing.T) {
 }
 
 func TestWriter_RoundTripsThroughTheBackendsQueries(t *testing.T) {
-	ctx := context.Background()
 	evts := varied(t)
 	b, w := openBackend(t)
 	ops := make([]*Op, len(evts))
@@ -133,19 +133,35 @@ func TestWriter_RoundTripsThroughTheBackendsQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, evt := range evts {
-		got, err := b.QueryEvents(ctx, nostr.Filter{IDs: []string{evt.ID}})
-		if err != nil {
-			t.Fatal(err)
+		got := query(t, b, nostr.Filter{IDs: []string{evt.ID}})
+		if len(got) != 1 || got[0].String() != evt.String() {
+			t.Fatalf("read back %v, want %v", got, evt)
 		}
-		stored := <-got
-		if stored == nil || stored.String() != evt.String() {
-			t.Fatalf("read back %v, want %v", stored, evt)
-		}
-		raw, _ := b.QueryEvents(ctx, nostr.Filter{Authors: []string{evt.PubKey}, Kinds: []int{evt.Kind}})
-		if e := <-raw; e == nil || e.ID != evt.ID {
+		raw := query(t, b, nostr.Filter{Authors: []string{evt.PubKey}, Kinds: []int{evt.Kind}})
+		if len(raw) == 0 || raw[0].ID != evt.ID {
 			t.Fatalf("author+kind query misses %s", evt.ID)
 		}
 	}
+}
+
+// query runs the backend's own query to the end and waits until its read
+// transaction has ended: eventstore closes the channel first, and closing
+// the environment under a live transaction crashes (relay/store.go's
+// close waits the same way).
+func query(t *testing.T, b *eslmdb.LMDBBackend, f nostr.Filter) []*nostr.Event {
+	t.Helper()
+	ch, err := b.QueryEvents(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*nostr.Event
+	for evt := range ch {
+		out = append(out, evt)
+	}
+	if ok, err := WaitReaders(b, 10*time.Second); !ok || err != nil {
+		t.Fatalf("the query's read transaction did not end: %v", err)
+	}
+	return out
 }
 
 // outcomes commits ops and returns their outcomes.

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentnode/agentnode/capabilities/router"
+)
+
+// serveRouting is the --config "models" and "router" sections
+// (docs/ROUTER.md):
+//
+//	"models": [{"name": "llama3.1:8b", "family": "llama3", "context_window": 8192, "features": ["tool_use"]},
+//	           {"name": "gpt-4o-mini", "family": "gpt-4", "uri": "did:nuwa:model:gpt-4o-mini",
+//	            "context_window": 128000, "features": ["tool_use", "function_calling_json_mode"]}],
+//	"router": {"idle_timeout_seconds": 1800}
+//
+// The models are what capabilities' llm_requirements choose among, in
+// this order of preference; each name is sent as the request's model to
+// the one configured endpoint ("model" section). No list: requirements are
+// not checked. idle_timeout_seconds: 0 = the default (1800), -1 = never.
+type serveRouting struct {
+	Models []serveModelEntry `json:"models"`
+	Router struct {
+		IdleTimeoutSeconds int `json:"idle_timeout_seconds"`
+	} `json:"router"`
+}
+
+type serveModelEntry struct {
+	Name          string   `json:"name"`
+	Family        string   `json:"family"`
+	URI           string   `json:"uri"`
+	ContextWindow int      `json:"context_window"`
+	Features      []string `json:"features"`
+}
+
+// parseRoutingSections decodes "models" and "router", refusing unknown
+// keys, blank or repeated names and negative sizes.
+func parseRoutingSections(top map[string]json.RawMessage, r *serveRouting) error {
+	for name, dst := range map[string]any{"models": &r.Models, "router": &r.Router} {
+		raw, ok := top[name]
+		if !ok {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(dst); err != nil {
+			return fmt.Errorf("%q: %v", name, err)
+		}
+	}
+	if r.Router.IdleTimeoutSeconds < -1 {
+		return fmt.Errorf(`"router.idle_timeout_seconds": 0 (default), -1 (never) or a number of seconds`)
+	}
+	seen := map[string]bool{}
+	for i, m := range r.Models {
+		switch {
+		case strings.TrimSpace(m.Name) == "":
+			return fmt.Errorf(`"models"[%d]: "name" is required`, i)
+		case seen[m.Name]:
+			return fmt.Errorf(`"models"[%d]: %q is listed twice`, i, m.Name)
+		case m.ContextWindow < 0:
+			return fmt.Errorf(`"models"[%d]: "context_window" must not be negative`, i)
+		}
+		seen[m.Name] = true
+	}
+	return nil
+}
+
+// models is the list for agentd.Config.Models.
+func (r serveRouting) models() []router.Model {
+	var out []router.Model
+	for _, m := range r.Models {
+		out = append(out, router.Model{Name: m.Name, Family: m.Family, URI: m.URI,
+			ContextWindow: m.ContextWindow, Features: m.Features})
+	}
+	return out
+}
+
+// idle is agentd.Config.RouterIdle.
+func (r serveRouting) idle() time.Duration {
+	if r.Router.IdleTimeoutSeconds < 0 {
+		return -1
+	}
+	return time.Duration(r.Router.IdleTimeoutSeconds) * time.Second
+}

@@ -1,0 +1,87 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// migrateLock is the advisory lock key held while migrating, so that
+// instances starting at once migrate one after the other.
+const migrateLock = 0x61676e64_70677331 // "agnd" "pgs1"
+
+// migrations are applied in order; migrations[i] brings the schema to
+// version i+1. Never edit one that has shipped: append.
+var migrations = []string{
+	// 1: events, the commit-ordered sequence and its counter.
+	`CREATE TABLE pgstore_events (
+		id         text PRIMARY KEY,
+		seq        bigint NOT NULL UNIQUE,
+		pubkey     text NOT NULL,
+		created_at bigint NOT NULL,
+		kind       integer NOT NULL,
+		tags       jsonb NOT NULL,
+		content    text NOT NULL,
+		sig        text NOT NULL,
+		addr       text UNIQUE,
+		expires_at bigint,
+		tagvalues  text[] NOT NULL,
+		search     tsvector NOT NULL
+	);
+	CREATE INDEX pgstore_events_time ON pgstore_events (created_at DESC, id);
+	CREATE INDEX pgstore_events_author ON pgstore_events (pubkey, created_at DESC);
+	CREATE INDEX pgstore_events_kind ON pgstore_events (kind, created_at DESC);
+	CREATE INDEX pgstore_events_tags ON pgstore_events USING gin (tagvalues);
+	CREATE INDEX pgstore_events_search ON pgstore_events USING gin (search);
+	CREATE INDEX pgstore_events_expires ON pgstore_events (expires_at) WHERE expires_at IS NOT NULL;
+	CREATE TABLE pgstore_seq (one boolean PRIMARY KEY DEFAULT true CHECK (one), n bigint NOT NULL);
+	INSERT INTO pgstore_seq (n) VALUES (0);`,
+}
+
+// SchemaVersion is the schema version this binary knows.
+var SchemaVersion = len(migrations)
+
+// migrate brings the database to SchemaVersion under an advisory lock and
+// refuses a database whose schema is newer than this binary.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrateLock)); err != nil {
+		return fmt.Errorf("pgstore: migrate lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(migrateLock))
+	_, err = conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS pgstore_schema (version integer NOT NULL)`)
+	if err != nil {
+		return fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	var have int
+	err = conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM pgstore_schema`).Scan(&have)
+	if err != nil {
+		return fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	if have > SchemaVersion {
+		return fmt.Errorf("%w: database has version %d, this binary knows %d", ErrSchemaTooNew, have, SchemaVersion)
+	}
+	for v := have; v < SchemaVersion; v++ {
+		if err := apply(ctx, conn.Conn(), v+1, migrations[v]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply runs one migration and records its version in one transaction.
+func apply(ctx context.Context, conn *pgx.Conn, version int, sql string) error {
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("pgstore: migration %d: %w", version, err)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO pgstore_schema (version) VALUES ($1)`, version)
+		return err
+	})
+}

@@ -1,0 +1,141 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+const eventCols = `id, pubkey, created_at, kind, tags, content, sig`
+
+// Query returns the stored events matching f, newest first (created_at
+// descending, then id ascending), at most f.Limit (capped by MaxLimit) of
+// them. Expired events (NIP-40) are not returned; f.Search is matched with
+// PostgreSQL full-text search over the content and descriptive tags.
+func (s *Store) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	if f.LimitZero {
+		return nil, nil
+	}
+	where, args := whereClause(f, nostr.Now())
+	args = append(args, s.limit(f))
+	sql := `SELECT ` + eventCols + ` FROM pgstore_events WHERE ` + where +
+		` ORDER BY created_at DESC, id ASC LIMIT $` + strconv.Itoa(len(args))
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: query: %w", err)
+	}
+	evts, err := scanEvents(rows, nil)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: query: %w", err)
+	}
+	// The SQL is exact; filter.Matches stays as a safety net (the lesson
+	// of eventstore's other backends).
+	out := evts[:0]
+	for _, evt := range evts {
+		if f.Matches(evt) {
+			out = append(out, evt)
+		}
+	}
+	return out, nil
+}
+
+// Count returns how many stored events match f, ignoring f.Limit, without
+// reading them.
+func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
+	where, args := whereClause(f, nostr.Now())
+	var n int64
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM pgstore_events WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("pgstore: count: %w", err)
+	}
+	return n, nil
+}
+
+func (s *Store) limit(f nostr.Filter) int {
+	max := s.MaxLimit
+	if max <= 0 {
+		max = DefaultMaxLimit
+	}
+	if f.Limit <= 0 || f.Limit > max {
+		return max
+	}
+	return f.Limit
+}
+
+// whereClause translates f into SQL conditions and their arguments. A nil
+// list means "any"; an empty non-nil list matches nothing, as in
+// filter.Matches.
+func whereClause(f nostr.Filter, now nostr.Timestamp) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, arg any) {
+		args = append(args, arg)
+		conds = append(conds, strings.ReplaceAll(cond, "$?", "$"+strconv.Itoa(len(args))))
+	}
+	add(`(expires_at IS NULL OR expires_at > $?)`, int64(now))
+	if f.IDs != nil {
+		add(`id = ANY($?::text[])`, f.IDs)
+	}
+	if f.Authors != nil {
+		add(`pubkey = ANY($?::text[])`, f.Authors)
+	}
+	if f.Kinds != nil {
+		kinds := make([]int32, len(f.Kinds))
+		for i, k := range f.Kinds {
+			kinds[i] = int32(k)
+		}
+		add(`kind = ANY($?::int4[])`, kinds)
+	}
+	for key, values := range f.Tags {
+		if values == nil {
+			continue
+		}
+		tv := make([]string, len(values))
+		for i, v := range values {
+			tv[i] = key + tagSep + v
+		}
+		add(`tagvalues && $?::text[]`, tv)
+	}
+	if f.Since != nil {
+		add(`created_at >= $?`, int64(*f.Since))
+	}
+	if f.Until != nil {
+		add(`created_at <= $?`, int64(*f.Until))
+	}
+	if f.Search != "" {
+		add(`search @@ websearch_to_tsquery('simple', $?)`, f.Search)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// scanEvents reads rows of eventCols, preceded by seq when seqs is not nil.
+func scanEvents(rows pgx.Rows, seqs *[]int64) ([]*nostr.Event, error) {
+	defer rows.Close()
+	var evts []*nostr.Event
+	for rows.Next() {
+		evt := &nostr.Event{}
+		var created int64
+		var tags []byte
+		dest := []any{&evt.ID, &evt.PubKey, &created, &evt.Kind, &tags, &evt.Content, &evt.Sig}
+		var seq int64
+		if seqs != nil {
+			dest = append([]any{&seq}, dest...)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(tags, &evt.Tags); err != nil {
+			return nil, err
+		}
+		evt.CreatedAt = nostr.Timestamp(created)
+		evts = append(evts, evt)
+		if seqs != nil {
+			*seqs = append(*seqs, seq)
+		}
+	}
+	return evts, rows.Err()
+}
