@@ -110,11 +110,13 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // Start runs Run in a goroutine until Close (for callers that own no
-// context for it).
+// context for it) and returns once it has subscribed, as the old Start
+// did: a request stored after Start returns is answered.
 func (s *Server) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.wg.Go(func() { s.Run(ctx) })
+	<-s.ready
 }
 
 // Close stops what Start started and waits for it.
