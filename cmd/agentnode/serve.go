@@ -90,7 +90,7 @@ func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	fs.Var((*stringList)(&c.Config.TrustAllow), "trust-allow", "trust lessons by this pubkey (npub or hex), and agents it owns as siblings; repeatable")
 	fs.BoolVar(&c.Config.TrustFollows, "trust-follows", false, "trust pubkeys the agent's owner follows (kind 3, one hop)")
 	fs.Var((*stringList)(&c.Config.Peers), "peer", "a relay (ws:// or wss://) to sync the agents' definitions, lessons, comments, profiles and claims with; repeatable (env AGENTNODE_PEERS, comma-separated)")
-	fs.StringVar(&c.Config.ConfigFile, "config", c.m.envOr("AGENTNODE_CONFIG", ""), "JSON config file with a \"trust\" section (env AGENTNODE_CONFIG); the --trust-* flags add to it or override it")
+	fs.StringVar(&c.Config.ConfigFile, "config", c.m.envOr("AGENTNODE_CONFIG", ""), "JSON config file (env AGENTNODE_CONFIG) with any of the sections trust, model, models, router, bindings, consent, dm, a2a, directory, relay, http, state, node (docs/SERVE.md); the --trust-* flags add to it or override it")
 	fs.Var((*stringList)(&c.Config.TrustDisable), "trust-disable", "switch a trust rule off (self, owner, definition-author, sibling, allowlist, follows); repeatable")
 	return fs
 }
