@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 )
@@ -42,11 +43,13 @@ func BenchmarkQueryLessonsOfDef(b *testing.B) {
 			if _, _, err := timeQueries(ctx, ws, "w", filters[:warmupQueries]); err != nil {
 				b.Fatal(err)
 			}
+			stop := profileQueries(b, o.name)
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			lat, _, err := timeQueries(ctx, ws, "q", filters[warmupQueries:])
 			cpu := cpuTime() - cpu0
 			b.StopTimer()
+			stop()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -54,4 +57,21 @@ func BenchmarkQueryLessonsOfDef(b *testing.B) {
 			b.ReportMetric(cpu.Seconds()*1000/float64(b.N), "cpu-s/1000q")
 		})
 	}
+}
+
+// profileQueries starts a CPU profile of the timed queries alone when
+// BENCH_QUERY_PROFILE names a file prefix (the relay's name is appended).
+func profileQueries(b *testing.B, relay string) (stop func()) {
+	prefix := os.Getenv("BENCH_QUERY_PROFILE")
+	if prefix == "" {
+		return func() {}
+	}
+	f, err := os.Create(prefix + "." + relay + ".prof")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip40"
 
+	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/agentnode/agentnode/relay/internal/lmdbw"
 )
 
@@ -30,7 +31,8 @@ var ErrClosed = errors.New("relay: closed")
 type store struct {
 	events *lmdb.LMDBBackend
 	search *searchIndex
-	ingest *ingester // the single writer: every save, replace and delete
+	ingest *ingester     // the single writer: every save, replace and delete
+	reader *lmdbw.Writer // reads the same layout for queries (read.go)
 	limits Limits
 	log    *slog.Logger
 	lock   *dirLock // the data directory's (lock.go)
@@ -76,7 +78,7 @@ func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Lo
 		search.close()
 		return nil, fmt.Errorf("open event writer: %w", err)
 	}
-	s := &store{events: events, search: search, ingest: newIngester(w, search), limits: limits, log: log}
+	s := &store{events: events, search: search, ingest: newIngester(w, search), reader: w, limits: limits, log: log}
 	if !clean {
 		if err := s.rebuildSearch(ctx, log); err != nil {
 			s.close()
@@ -237,19 +239,39 @@ func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Eve
 		return closedChan(), nil
 	}
 	filter = dedupeFilter(filter)
-	matched, expired, err := s.collect(ctx, filter)
+	var hits []hit
+	var expired []*nostr.Event
+	if filter.Search != "" {
+		hits, expired, err = s.collectSearch(ctx, filter)
+	} else {
+		hits, expired, err = s.read(ctx, filter)
+	}
 	if err != nil {
 		return nil, err
 	}
 	for _, evt := range expired {
 		s.removeEvent(context.WithoutCancel(ctx), evt)
 	}
-	out := make(chan *nostr.Event, len(matched))
-	for _, evt := range matched {
-		out <- evt
+	out := make(chan *nostr.Event, len(hits))
+	stash := khatru.WantsEncoded(ctx)
+	for _, h := range hits {
+		if stash && h.json != nil {
+			khatru.SetEncoded(ctx, h.evt, h.json)
+		}
+		out <- h.evt
 	}
 	close(out)
 	return out, nil
+}
+
+// collectSearch answers a search filter (ranked by the search index).
+func (s *store) collectSearch(ctx context.Context, filter nostr.Filter) ([]hit, []*nostr.Event, error) {
+	matched, expired, err := s.collect(ctx, filter)
+	hits := make([]hit, len(matched))
+	for i, evt := range matched {
+		hits[i] = hit{evt: evt}
+	}
+	return hits, expired, err
 }
 
 // collect gathers up to filter.Limit matching events, widening the index
