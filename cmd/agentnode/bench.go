@@ -6,6 +6,8 @@ import (
 	"flag"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/agentnode/agentnode/bench"
 )
@@ -17,6 +19,7 @@ func init() {
 // benchUsage is the bench command's synopsis.
 const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D] [--seed N] [--json]
        bench query  [--stored N] [--queries N] [--dir D] [--query-dir D] [--seed N] [--json]
+                    [--target ws://host:port [--name N] [--target-pid PID]]...
        bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json]
        bench hostile [--events N] [--slow N] [--stored N] [--counts N] [--reqs N] [--dir D] [--json]
        bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json]`
@@ -119,12 +122,59 @@ func parseBenchFlags(m *Main, name string, args []string) (opts bench.RelayOptio
 	fs.StringVar(&opts.QueryDir, "query-dir", "", "parent of the query-phase data dirs (default /dev/shm if present, else --dir)")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the generated data (0: from the clock)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	var tf targetFlags
+	tf.register(fs)
 	if err := parseBenchArgs(fs, args, name); err != nil {
+		return opts, false, err
+	}
+	if opts.Targets, err = tf.targets(); err != nil {
 		return opts, false, err
 	}
 	opts.Progress = m.Stderr
 	return opts, asJSON, nil
 }
+
+// targetFlags are the repeatable --target, --name and --target-pid flags,
+// paired by their order.
+type targetFlags struct{ urls, names, pids listFlag }
+
+func (tf *targetFlags) register(fs *flag.FlagSet) {
+	fs.Var(&tf.urls, "target", "a running relay to measure beside the in-process ones, ws://host:port (repeatable)")
+	fs.Var(&tf.names, "name", "the name of the --target of the same position in the report (repeatable)")
+	fs.Var(&tf.pids, "target-pid", "the pid of the --target of the same position, for its CPU per query (repeatable)")
+}
+
+// targets pairs the flags; a target without a name is called by its URL.
+func (tf *targetFlags) targets() ([]bench.Target, error) {
+	if len(tf.names) > len(tf.urls) || len(tf.pids) > len(tf.urls) {
+		return nil, usagef("bench: more --name or --target-pid than --target")
+	}
+	var out []bench.Target
+	for i, u := range tf.urls {
+		if !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
+			return nil, usagef("bench: --target %q is not a ws:// or wss:// URL", u)
+		}
+		t := bench.Target{Name: u, URL: u}
+		if i < len(tf.names) {
+			t.Name = tf.names[i]
+		}
+		if i < len(tf.pids) {
+			pid, err := strconv.Atoi(tf.pids[i])
+			if err != nil || pid <= 0 {
+				return nil, usagef("bench: --target-pid %q is not a pid", tf.pids[i])
+			}
+			t.PID = pid
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // parseBenchArgs parses a bench subcommand's flags; it takes no arguments.
 func parseBenchArgs(fs *flag.FlagSet, args []string, name string) error {
