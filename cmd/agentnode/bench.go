@@ -17,12 +17,13 @@ func init() {
 }
 
 // benchUsage is the bench command's synopsis.
-const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D] [--seed N] [--json]
-       bench query  [--stored N] [--queries N] [--dir D] [--query-dir D] [--seed N] [--json]
-                    [--target ws://host:port [--name N] [--target-pid PID]]...
-       bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json]
+const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D] [--seed N] [--json] [TARGETS]
+       bench query  [--stored N] [--queries N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
+       bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json] [TARGETS]
        bench hostile [--events N] [--slow N] [--stored N] [--counts N] [--reqs N] [--dir D] [--json]
-       bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json]`
+       bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
+TARGETS: running relays measured beside the in-process ones, repeatable:
+       --target ws://host:port [--name NAME] [--target-pid PID]   (pid: CPU of that process from /proc)`
 
 // tableWriter is every bench report.
 type tableWriter interface{ WriteTable(w io.Writer) error }
@@ -66,7 +67,13 @@ func runBenchIngest(ctx context.Context, m *Main, args []string) (tableWriter, b
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs (a real disk)")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the generated data (0: from the clock)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	var tf targetFlags
+	tf.register(fs)
 	if err := parseBenchArgs(fs, args, "bench ingest"); err != nil {
+		return nil, false, err
+	}
+	var err error
+	if opts.Targets, err = tf.targets(); err != nil {
 		return nil, false, err
 	}
 	opts.Progress = m.Stderr
@@ -83,7 +90,13 @@ func runBenchFanout(ctx context.Context, m *Main, args []string) (tableWriter, b
 	fs.IntVar(&opts.Events, "events", bench.DefaultFanoutEvents, "events published one at a time")
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	var tf targetFlags
+	tf.register(fs)
 	if err := parseBenchArgs(fs, args, "bench fanout"); err != nil {
+		return nil, false, err
+	}
+	var err error
+	if opts.Targets, err = tf.targets(); err != nil {
 		return nil, false, err
 	}
 	opts.Progress = m.Stderr
