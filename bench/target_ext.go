@@ -2,7 +2,10 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -129,4 +132,38 @@ func parallelQueries(ctx context.Context, url string, filters []nostr.Filter, co
 	}
 	f.PerSecond = float64(len(filters)) / elapsed.Seconds()
 	return f, nil
+}
+
+// ServeStandalone serves one of the bench's in-process relays (NameKhatru
+// for plain khatru + eventstore/lmdb, NameAgentnode for the relay package
+// with the bench's limits) on addr with its data in dir, until ctx ends:
+// so that a relay can be measured in serve form, from another process, as
+// a --target. ready, when set, receives the listening URL.
+func ServeStandalone(ctx context.Context, name, addr, dir string, ready func(url string)) error {
+	var o *opener
+	for i := range openers {
+		if openers[i].name == name {
+			o = &openers[i]
+		}
+	}
+	if o == nil {
+		return fmt.Errorf("bench: no relay called %q (want %s or %s)", name, NameKhatru, NameAgentnode)
+	}
+	rut, err := o.open(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", name, err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return errors.Join(fmt.Errorf("listen: %w", err), rut.Close(ctx))
+	}
+	s := &server{relay: rut, URL: "ws://" + ln.Addr().String(), done: make(chan error, 1),
+		hs: &http.Server{Handler: rut, ReadHeaderTimeout: 10 * time.Second}}
+	go func() { s.done <- s.hs.Serve(ln) }()
+	if ready != nil {
+		ready(s.URL)
+	}
+	<-ctx.Done()
+	closeServer(s, &err)
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -22,6 +23,7 @@ const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D]
        bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json] [TARGETS]
        bench hostile [--events N] [--slow N] [--stored N] [--counts N] [--reqs N] [--dir D] [--json]
        bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
+       bench serve  --relay khatru+lmdb|agentnode [--listen ADDR] [--dir D]   (a bench relay in its own process, to be a --target)
 TARGETS: running relays measured beside the in-process ones, repeatable:
        --target ws://host:port [--name NAME] [--target-pid PID]   (pid: CPU of that process from /proc)`
 
@@ -35,6 +37,7 @@ var benchRunners = map[string]func(ctx context.Context, m *Main, args []string) 
 	"fanout":  runBenchFanout,
 	"relay":   runBenchRelay,
 	"hostile": runBenchHostile,
+	"serve":   runBenchServe,
 }
 
 func runBench(ctx context.Context, m *Main, args []string) error {
@@ -218,3 +221,26 @@ func runBenchHostile(ctx context.Context, m *Main, args []string) (tableWriter, 
 	rep, err := bench.RunHostile(ctx, opts)
 	return rep, asJSON, err
 }
+
+// runBenchServe serves one of the bench's relays until interrupted.
+func runBenchServe(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
+	fs := m.newFlagSet("bench serve", benchUsage)
+	name := fs.String("relay", bench.NameKhatru, "the relay to serve: "+bench.NameKhatru+" or "+bench.NameAgentnode)
+	listen := fs.String("listen", "127.0.0.1:7448", "address to listen on")
+	dir := fs.String("dir", "", "data directory (required)")
+	if err := parseBenchArgs(fs, args, "bench serve"); err != nil {
+		return nil, false, err
+	}
+	if *dir == "" {
+		return nil, false, usagef("bench serve: --dir is required")
+	}
+	err := bench.ServeStandalone(ctx, *name, *listen, *dir, func(url string) {
+		fmt.Fprintf(m.Stderr, "bench serve: %s on %s (pid %d)\n", *name, url, os.Getpid())
+	})
+	return emptyReport{}, false, err
+}
+
+// emptyReport prints nothing.
+type emptyReport struct{}
+
+func (emptyReport) WriteTable(io.Writer) error { return nil }
