@@ -26,15 +26,63 @@ var errRecord = errors.New("relay: malformed stored record")
 // decodeJSON appends raw's event as JSON to arena and returns the grown
 // arena, the event and its JSON (a capped slice of the arena).
 func decodeJSON(arena, raw []byte) (grown []byte, evt *nostr.Event, body []byte, err error) {
+	var rd recordDecoder
+	rd.d.buf = arena
+	evt, body, err = rd.decode(raw)
+	return rd.d.buf, evt, body, err
+}
+
+// recordDecoder decodes the records of one query: their JSON goes into
+// arena chunks, their events, tag lists and tag items into slabs, so that
+// a query allocates a few blocks rather than a few objects per event.
+type recordDecoder struct {
+	d      jsonDecoder
+	events []nostr.Event
+	tags   []nostr.Tag
+	items  []string
+}
+
+// arenaChunk is the least size of a new arena chunk.
+const arenaChunk = 64 << 10
+
+// decode decodes one raw record.
+func (rd *recordDecoder) decode(raw []byte) (*nostr.Event, []byte, error) {
 	if len(raw) < 138 {
-		return arena, nil, nil, errRecord
+		return nil, nil, errRecord
 	}
-	d := jsonDecoder{raw: raw, buf: arena, start: len(arena)}
-	evt, err = d.event()
-	if err != nil {
-		return arena[:d.start], nil, nil, err
+	// room for the JSON without growing (escapes may still grow it): a
+	// new chunk rather than a copy of the old one
+	if need := 2*len(raw) + 256; cap(rd.d.buf)-len(rd.d.buf) < need {
+		rd.d.buf = make([]byte, 0, max(arenaChunk, need))
 	}
-	return d.buf, evt, d.buf[d.start:len(d.buf):len(d.buf)], nil
+	if len(rd.events) == cap(rd.events) {
+		rd.events = make([]nostr.Event, 0, 64)
+	}
+	rd.events = rd.events[:len(rd.events)+1]
+	evt := &rd.events[len(rd.events)-1]
+	rd.d.raw, rd.d.start, rd.d.slab = raw, len(rd.d.buf), rd
+	if err := rd.d.event(evt); err != nil {
+		rd.d.buf = rd.d.buf[:rd.d.start]
+		return nil, nil, err
+	}
+	return evt, rd.d.buf[rd.d.start:len(rd.d.buf):len(rd.d.buf)], nil
+}
+
+// tagList returns n fresh tag slots from the slab.
+func (rd *recordDecoder) tagList(n int) nostr.Tags {
+	if cap(rd.tags)-len(rd.tags) < n {
+		rd.tags = make([]nostr.Tag, 0, max(256, n))
+	}
+	rd.tags = rd.tags[:len(rd.tags)+n]
+	return nostr.Tags(rd.tags[len(rd.tags)-n : len(rd.tags) : len(rd.tags)])
+}
+
+// itemList returns room for n tag items from the slab.
+func (rd *recordDecoder) itemList(n int) []string {
+	if cap(rd.items)-len(rd.items) < n {
+		rd.items = make([]string, 0, max(512, n))
+	}
+	return rd.items[len(rd.items):len(rd.items)]
 }
 
 // jsonDecoder walks one raw record.
@@ -43,14 +91,13 @@ type jsonDecoder struct {
 	buf   []byte
 	start int
 	pos   int // read position in raw
+	slab  *recordDecoder
 }
 
-func (d *jsonDecoder) event() (*nostr.Event, error) {
+func (d *jsonDecoder) event(evt *nostr.Event) error {
 	raw := d.raw
-	evt := &nostr.Event{
-		CreatedAt: nostr.Timestamp(binary.BigEndian.Uint32(raw[128:132])),
-		Kind:      int(binary.BigEndian.Uint16(raw[132:134])),
-	}
+	evt.CreatedAt = nostr.Timestamp(binary.BigEndian.Uint32(raw[128:132]))
+	evt.Kind = int(binary.BigEndian.Uint16(raw[132:134]))
 	d.buf = append(d.buf, `{"kind":`...)
 	d.buf = strconv.AppendInt(d.buf, int64(evt.Kind), 10)
 	d.buf = append(d.buf, `,"id":"`...)
@@ -62,22 +109,22 @@ func (d *jsonDecoder) event() (*nostr.Event, error) {
 	d.buf = append(d.buf, `,"tags":`...)
 	n := int(binary.BigEndian.Uint16(raw[134:136]))
 	if 136+n+2 > len(raw) {
-		return nil, errRecord
+		return errRecord
 	}
 	content := raw[136 : 136+n]
 	d.pos = 136 + n
 	var err error
 	if evt.Tags, err = d.tags(); err != nil {
-		return nil, err
+		return err
 	}
 	d.buf = append(d.buf, `,"content":`...)
 	if evt.Content, err = d.str(content); err != nil {
-		return nil, err
+		return err
 	}
 	d.buf = append(d.buf, `,"sig":"`...)
 	evt.Sig = d.hex(raw[64:128])
 	d.buf = append(d.buf, `"}`...)
-	return evt, nil
+	return nil
 }
 
 // hex appends b in hex and returns a view of it.
@@ -100,8 +147,8 @@ func (d *jsonDecoder) tags() (nostr.Tags, error) {
 	raw := d.raw
 	count := int(binary.BigEndian.Uint16(raw[d.pos : d.pos+2]))
 	d.pos += 2
-	tags := make(nostr.Tags, count)
-	items := make([]string, 0, 3*count)
+	tags := d.slab.tagList(count)
+	items := d.slab.itemList(d.itemCount(count))
 	d.buf = append(d.buf, '[')
 	for t := range tags {
 		if d.pos >= len(raw) {
@@ -136,7 +183,29 @@ func (d *jsonDecoder) tags() (nostr.Tags, error) {
 		tags[t] = nostr.Tag(items[first:len(items):len(items)])
 	}
 	d.buf = append(d.buf, ']')
+	d.slab.items = d.slab.items[:len(d.slab.items)+len(items)]
 	return tags, nil
+}
+
+// itemCount is the number of tag items of the record's count tags (at
+// d.pos), or 0 if the record is short (tags then fails on it).
+func (d *jsonDecoder) itemCount(count int) int {
+	n, pos := 0, d.pos
+	for range count {
+		if pos >= len(d.raw) {
+			return 0
+		}
+		size := int(d.raw[pos])
+		pos++
+		n += size
+		for range size {
+			if pos+2 > len(d.raw) {
+				return 0
+			}
+			pos += 2 + int(binary.BigEndian.Uint16(d.raw[pos:pos+2])) + 1
+		}
+	}
+	return n
 }
 
 // errNotUTF8 is a stored string JSON cannot carry as it is.

@@ -32,14 +32,15 @@ func (s *store) read(ctx context.Context, filter nostr.Filter) (hits []hit, expi
 	}
 	plan := s.reader.Plan(filter)
 	limit, now := filter.Limit, nostr.Now()
-	arena := make([]byte, 0, min(limit, 64)*640)
+	var dec recordDecoder
+	hits = make([]hit, 0, min(limit, 128))
 	var failed error
 	err = s.reader.Read(ctx, plan, since, until, func(ts uint32, raw []byte) bool {
 		if len(hits) >= limit && int64(ts) < int64(hits[limit-1].evt.CreatedAt) {
 			return false
 		}
 		var h hit
-		arena, h, failed = decodeHit(arena, raw)
+		h, failed = dec.hit(raw)
 		if failed != nil {
 			return false
 		}
@@ -59,15 +60,15 @@ func (s *store) read(ctx context.Context, filter nostr.Filter) (hits []hit, expi
 	return hits[:min(len(hits), limit)], expired, err
 }
 
-// decodeHit decodes raw into arena; a record JSON cannot carry as it is
-// (a string that is not UTF-8) is decoded alone and encoded by khatru.
-func decodeHit(arena, raw []byte) ([]byte, hit, error) {
-	grown, evt, body, err := decodeJSON(arena, raw)
+// hit decodes raw; a record JSON cannot carry as it is (a string that is
+// not UTF-8) is decoded alone and left for khatru to encode.
+func (rd *recordDecoder) hit(raw []byte) (hit, error) {
+	evt, body, err := rd.decode(raw)
 	if err == errNotUTF8 {
 		evt, err = lmdbw.Decode(raw)
-		return arena, hit{evt: evt}, err
+		return hit{evt: evt}, err
 	}
-	return grown, hit{evt: evt, json: body}, err
+	return hit{evt: evt, json: body}, err
 }
 
 // timeBounds turns since/until into the reader's inclusive uint32 range;
