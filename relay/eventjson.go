@@ -42,8 +42,19 @@ type recordDecoder struct {
 	items  []string
 }
 
-// arenaChunk is the least size of a new arena chunk.
-const arenaChunk = 64 << 10
+// Sizes of a query's blocks: the first ones are small (most queries
+// answer a few events), each next one twice the last, up to these.
+const (
+	arenaChunk = 64 << 10
+	eventSlab  = 64
+	tagSlab    = 256
+	itemSlab   = 512
+)
+
+// nextSize is twice last, at least need and first, at most most (unless need is more).
+func nextSize(last, need, first, most int) int {
+	return max(need, min(max(2*last, first), most))
+}
 
 // decode decodes one raw record.
 func (rd *recordDecoder) decode(raw []byte) (*nostr.Event, []byte, error) {
@@ -53,10 +64,10 @@ func (rd *recordDecoder) decode(raw []byte) (*nostr.Event, []byte, error) {
 	// room for the JSON without growing (escapes may still grow it): a
 	// new chunk rather than a copy of the old one
 	if need := 2*len(raw) + 256; cap(rd.d.buf)-len(rd.d.buf) < need {
-		rd.d.buf = make([]byte, 0, max(arenaChunk, need))
+		rd.d.buf = make([]byte, 0, nextSize(cap(rd.d.buf), need, 16<<10, arenaChunk))
 	}
 	if len(rd.events) == cap(rd.events) {
-		rd.events = make([]nostr.Event, 0, 64)
+		rd.events = make([]nostr.Event, 0, nextSize(cap(rd.events), 1, 16, eventSlab))
 	}
 	rd.events = rd.events[:len(rd.events)+1]
 	evt := &rd.events[len(rd.events)-1]
@@ -71,7 +82,7 @@ func (rd *recordDecoder) decode(raw []byte) (*nostr.Event, []byte, error) {
 // tagList returns n fresh tag slots from the slab.
 func (rd *recordDecoder) tagList(n int) nostr.Tags {
 	if cap(rd.tags)-len(rd.tags) < n {
-		rd.tags = make([]nostr.Tag, 0, max(256, n))
+		rd.tags = make([]nostr.Tag, 0, nextSize(cap(rd.tags), n, 64, tagSlab))
 	}
 	rd.tags = rd.tags[:len(rd.tags)+n]
 	return nostr.Tags(rd.tags[len(rd.tags)-n : len(rd.tags) : len(rd.tags)])
@@ -80,7 +91,7 @@ func (rd *recordDecoder) tagList(n int) nostr.Tags {
 // itemList returns room for n tag items from the slab.
 func (rd *recordDecoder) itemList(n int) []string {
 	if cap(rd.items)-len(rd.items) < n {
-		rd.items = make([]string, 0, max(512, n))
+		rd.items = make([]string, 0, nextSize(cap(rd.items), n, 128, itemSlab))
 	}
 	return rd.items[len(rd.items):len(rd.items)]
 }

@@ -33,7 +33,7 @@ func (s *store) read(ctx context.Context, filter nostr.Filter) (hits []hit, expi
 	plan := s.reader.Plan(filter)
 	limit, now := filter.Limit, nostr.Now()
 	var dec recordDecoder
-	hits = make([]hit, 0, min(limit, 128))
+	hits = make([]hit, 0, min(limit, 16))
 	var failed error
 	err = s.reader.Read(ctx, plan, since, until, func(ts uint32, raw []byte) bool {
 		if len(hits) >= limit && int64(ts) < int64(hits[limit-1].evt.CreatedAt) {
