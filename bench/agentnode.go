@@ -18,7 +18,7 @@ var _ relayUnderTest = agentnodeRelay{}
 func openAgentnode(ctx context.Context, dir string) (relayUnderTest, error) {
 	r, err := relay.Open(ctx, relay.Config{
 		DataDir: dir,
-		Limits:  relay.Limits{EventsPerSecond: -1},
+		Limits:  relay.Limits{EventsPerSecond: -1, RequestsPerSecond: -1},
 		Logger:  slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

@@ -30,8 +30,10 @@ type FanoutOptions struct {
 	Conns  int    // websockets the subscriptions are spread over
 	Events int    // events published, one at a time
 	Dir    string // parent of the data dirs; default os.TempDir()
+	// Targets are running relays measured beside the in-process ones.
+	Targets []Target `json:"targets,omitempty"`
 
-	Progress io.Writer
+	Progress io.Writer `json:"-"`
 }
 
 func (o FanoutOptions) withDefaults() FanoutOptions {
@@ -91,6 +93,14 @@ func RunFanout(ctx context.Context, opts FanoutOptions) (*FanoutReport, error) {
 		}
 		rep.Relays = append(rep.Relays, f)
 	}
+	for _, t := range o.Targets {
+		progress(o.Progress, "fan-out %s: %d subscriptions over %d websockets, %d events", t.Name, o.Subs, o.Conns, o.Events)
+		f, err := fanoutURL(ctx, t.Name, t.URL, o, evts)
+		if err != nil {
+			return nil, fmt.Errorf("fan-out %s: %w", t.Name, err)
+		}
+		rep.Relays = append(rep.Relays, f)
+	}
 	return rep, nil
 }
 
@@ -115,12 +125,17 @@ func fanoutRelay(ctx context.Context, o opener, dir string, opts FanoutOptions, 
 		return f, err
 	}
 	defer closeServer(s, &err)
-	subs, err := openFanoutSubs(ctx, s.URL, opts.Subs, opts.Conns)
+	return fanoutURL(ctx, o.name, s.URL, opts, evts)
+}
+
+// fanoutURL subscribes to the relay at url and times every event.
+func fanoutURL(ctx context.Context, name, url string, opts FanoutOptions, evts []*nostr.Event) (f FanoutFigures, err error) {
+	subs, err := openFanoutSubs(ctx, url, opts.Subs, opts.Conns)
 	if err != nil {
 		return f, err
 	}
 	defer subs.close()
-	pub, err := dial(ctx, s.URL)
+	pub, err := dial(ctx, url)
 	if err != nil {
 		return f, err
 	}
@@ -133,7 +148,7 @@ func fanoutRelay(ctx context.Context, o opener, dir string, opts FanoutOptions, 
 		}
 		lat = append(lat, d)
 	}
-	return FanoutFigures{Relay: o.name, Events: len(lat), P50Ms: percentile(lat, 0.5), P99Ms: percentile(lat, 0.99), MaxMs: percentile(lat, 1)}, nil
+	return FanoutFigures{Relay: name, Events: len(lat), P50Ms: percentile(lat, 0.5), P99Ms: percentile(lat, 0.99), MaxMs: percentile(lat, 1)}, nil
 }
 
 // fanoutSubs are the subscribers' websockets; each counts EVENT frames.
@@ -251,12 +266,20 @@ func (r *FanoutReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "versions:  %s\n", versionList(m))
 	fmt.Fprintf(&b, "fan-out:   %d live subscriptions over %d websockets, %d events one at a time, data dir on %s;\n", o.Subs, o.Conns, o.Events, m.DirFS)
 	fmt.Fprintf(&b, "           time from EVENT written to the last subscription's copy read (durable store included)\n\n")
-	if len(r.Relays) == 2 {
+	if len(r.Relays) >= 2 {
 		a, k := r.Relays[0], r.Relays[1]
-		line := func(m, x, y, z string) { fmt.Fprintf(&b, "%-34s %14s %14s  %s\n", m, x, y, z) }
-		line("metric", NameAgentnode, NameKhatru, "ratio")
-		line("fan-out p50/p99 (ms)", fmt.Sprintf("%.1f/%.1f", a.P50Ms, a.P99Ms), fmt.Sprintf("%.1f/%.1f", k.P50Ms, k.P99Ms), ratio(a.P50Ms, k.P50Ms)+"/"+ratio(a.P99Ms, k.P99Ms))
-		line("fan-out max (ms)", fmt.Sprintf("%.1f", a.MaxMs), fmt.Sprintf("%.1f", k.MaxMs), ratio(a.MaxMs, k.MaxMs))
+		cells := func(get func(FanoutFigures) string) []string {
+			var out []string
+			for _, f := range r.Relays[2:] {
+				out = append(out, get(f))
+			}
+			return out
+		}
+		pq := func(f FanoutFigures) string { return fmt.Sprintf("%.1f/%.1f", f.P50Ms, f.P99Ms) }
+		mx := func(f FanoutFigures) string { return fmt.Sprintf("%.1f", f.MaxMs) }
+		ingestLine(&b, "metric", NameAgentnode, NameKhatru, "ratio", cells(func(f FanoutFigures) string { return f.Relay }))
+		ingestLine(&b, "fan-out p50/p99 (ms)", pq(a), pq(k), ratio(a.P50Ms, k.P50Ms)+"/"+ratio(a.P99Ms, k.P99Ms), cells(pq))
+		ingestLine(&b, "fan-out max (ms)", mx(a), mx(k), ratio(a.MaxMs, k.MaxMs), cells(mx))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

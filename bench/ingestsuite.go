@@ -28,8 +28,10 @@ type IngestOptions struct {
 	Window int    // events in flight per connection in the many-publishers scenario
 	Dir    string // parent of the data dirs (a real disk); default os.TempDir()
 	Seed   uint64
+	// Targets are running relays measured beside the in-process ones.
+	Targets []Target `json:"targets,omitempty"`
 
-	Progress io.Writer
+	Progress io.Writer `json:"-"`
 }
 
 func (o IngestOptions) withDefaults() IngestOptions {
@@ -121,6 +123,17 @@ func RunIngest(ctx context.Context, opts IngestOptions) (*IngestReport, error) {
 			}
 			sc.Runs = append(sc.Runs, run)
 		}
+		for _, t := range o.Targets {
+			progress(o.Progress, "ingest %s: %s", t.Name, sc.Name)
+			run, err := ingestTarget(ctx, t, batch, sc.Conns, sc.Window)
+			if err != nil {
+				return nil, fmt.Errorf("ingest %s, %s: %w", t.Name, sc.Name, err)
+			}
+			if run.OK < run.Sent {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s, %s: %d of %d not OK; first: %s", t.Name, sc.Name, run.Sent-run.OK, run.Sent, run.FirstError))
+			}
+			sc.Runs = append(sc.Runs, run)
+		}
 		rep.Scenarios = append(rep.Scenarios, sc)
 	}
 	return rep, nil
@@ -145,6 +158,21 @@ func ingestScenario(ctx context.Context, o opener, dir string, evts []*nostr.Eve
 		P50Ms: f.P50Ms, P99Ms: f.P99Ms, PeakRSSMiB: mib(peak), FirstError: f.FirstError}
 	if f.OK > 0 {
 		run.CPUPer1000 = cpu.Seconds() * 1000 / float64(f.OK)
+	}
+	return run, err
+}
+
+// ingestTarget publishes evts to a running relay, measuring its CPU time
+// (when its pid is known; its peak RSS is not measured).
+func ingestTarget(ctx context.Context, t Target, evts []*nostr.Event, conns, window int) (IngestRun, error) {
+	c0, ok0 := t.cpu()
+	lat, errs, elapsed, err := publishMany(ctx, t.URL, evts, conns, window)
+	c1, ok1 := t.cpu()
+	f := ingestFigures(window, elapsed, lat, errs)
+	run := IngestRun{Relay: t.Name, Sent: f.Sent, OK: f.OK, Seconds: f.Seconds, EventsPerSecond: f.EventsPerSecond,
+		P50Ms: f.P50Ms, P99Ms: f.P99Ms, FirstError: f.FirstError}
+	if ok0 && ok1 && f.OK > 0 {
+		run.CPUPer1000 = (c1 - c0).Seconds() * 1000 / float64(f.OK)
 	}
 	return run, err
 }
@@ -178,22 +206,46 @@ func (r *IngestReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "data dirs: %s on %s; every OK'd event durable (fsync'd) before its OK\n", m.Dir, m.DirFS)
 	fmt.Fprintf(&b, "workload:  %d signed kind-4129 lessons per scenario and relay; CPU and peak RSS are the whole process (relay + bench client)\n", r.Options.Events)
 	fmt.Fprintf(&b, "id + BIP-340 check alone: %.3f CPU s per 1,000 events\n\n", r.SigCPU)
-	line := func(m, x, y, z string) { fmt.Fprintf(&b, "%-34s %14s %14s  %s\n", m, x, y, z) }
-	line("metric", NameAgentnode, NameKhatru, "ratio")
-	for _, sc := range r.Scenarios {
-		if len(sc.Runs) != 2 {
+	for i, sc := range r.Scenarios {
+		if len(sc.Runs) < 2 {
 			continue
 		}
 		a, k := sc.Runs[0], sc.Runs[1]
+		cells := func(get func(IngestRun) string) []string {
+			var out []string
+			for _, run := range sc.Runs[2:] {
+				out = append(out, get(run))
+			}
+			return out
+		}
+		if i == 0 {
+			ingestLine(&b, "metric", NameAgentnode, NameKhatru, "ratio", cells(func(run IngestRun) string { return run.Relay }))
+		}
 		fmt.Fprintf(&b, "%s:\n", sc.Name)
-		line("  events/s (OK true)", fmt.Sprintf("%.0f", a.EventsPerSecond), fmt.Sprintf("%.0f", k.EventsPerSecond), ratio(a.EventsPerSecond, k.EventsPerSecond))
-		line("  OK latency p50/p99 (ms)", fmt.Sprintf("%.2f/%.2f", a.P50Ms, a.P99Ms), fmt.Sprintf("%.2f/%.2f", k.P50Ms, k.P99Ms), ratio(a.P50Ms, k.P50Ms)+"/"+ratio(a.P99Ms, k.P99Ms))
-		line("  CPU s per 1,000 events", fmt.Sprintf("%.3f", a.CPUPer1000), fmt.Sprintf("%.3f", k.CPUPer1000), ratio(a.CPUPer1000, k.CPUPer1000))
-		line("  peak RSS (MiB)", fmt.Sprintf("%.1f", a.PeakRSSMiB), fmt.Sprintf("%.1f", k.PeakRSSMiB), ratio(a.PeakRSSMiB, k.PeakRSSMiB))
+		eps := func(run IngestRun) string { return fmt.Sprintf("%.0f", run.EventsPerSecond) }
+		lat := func(run IngestRun) string { return fmt.Sprintf("%.2f/%.2f", run.P50Ms, run.P99Ms) }
+		cpu := func(run IngestRun) string { return fmt.Sprintf("%.3f", run.CPUPer1000) }
+		rss := func(run IngestRun) string { return fmt.Sprintf("%.1f", run.PeakRSSMiB) }
+		ingestLine(&b, "  events/s (OK true)", eps(a), eps(k), ratio(a.EventsPerSecond, k.EventsPerSecond), cells(eps))
+		ingestLine(&b, "  OK latency p50/p99 (ms)", lat(a), lat(k), ratio(a.P50Ms, k.P50Ms)+"/"+ratio(a.P99Ms, k.P99Ms), cells(lat))
+		ingestLine(&b, "  CPU s per 1,000 events", cpu(a), cpu(k), ratio(a.CPUPer1000, k.CPUPer1000), cells(cpu))
+		ingestLine(&b, "  peak RSS (MiB)", rss(a), rss(k), ratio(a.PeakRSSMiB, k.PeakRSSMiB), cells(rss))
+	}
+	if len(r.Options.Targets) > 0 {
+		fmt.Fprintf(&b, "\n(targets: CPU is the target process alone, read from /proc when its pid was given, 0 otherwise; peak RSS not measured)\n")
 	}
 	writeNotes(&b, r.Notes)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ingestLine prints one row: the two in-process relays, the targets, the ratio.
+func ingestLine(b *strings.Builder, m, x, y, z string, more []string) {
+	fmt.Fprintf(b, "%-34s %14s %14s", m, x, y)
+	for _, c := range more {
+		fmt.Fprintf(b, " %14s", c)
+	}
+	fmt.Fprintf(b, "  %s\n", z)
 }
 
 // versionList names the module versions in a fixed order.

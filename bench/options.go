@@ -32,6 +32,9 @@ type RelayOptions struct {
 	Dir      string // parent of the ingest and memory data dirs (real disk); default os.TempDir()
 	QueryDir string // parent of the query-phase data dirs; default /dev/shm if present, else Dir
 	Seed     uint64 // seed of the generated data and query choices
+	// Targets are running relays measured beside the in-process ones
+	// (query phase only).
+	Targets []Target
 	// Phases run, of "memory", "ingest" and "query"; empty means all.
 	Phases []string
 

@@ -30,12 +30,18 @@ type ReportOptions struct {
 // RelayFigures are one relay's figures.
 type RelayFigures struct {
 	Name         string        `json:"name"`
-	Ingest       IngestFigures `json:"ingest"`         // window Options.Window
-	IngestSerial IngestFigures `json:"ingest_window1"` // window 1
-	Load         LoadFigures   `json:"load"`           // in-process load before the queries
+	Ingest       IngestFigures `json:"ingest"`           // window Options.Window
+	IngestSerial IngestFigures `json:"ingest_window1"`   // window 1
+	Load         LoadFigures   `json:"load"`             // in-process load before the queries
+	Target       string        `json:"target,omitempty"` // URL of a running relay; empty: in-process
 	LessonsOfDef QueryFigures  `json:"lessons_of_def"`
-	SearchDefs   *QueryFigures `json:"search_defs"` // nil: the relay has no search
-	Memory       MemoryFigures `json:"memory"`
+	// LessonsCPUPer1000 is CPU s per 1,000 lessons-of-def queries on one
+	// websocket: the whole bench process for in-process relays (client
+	// included), the relay's process alone for a target with a PID; 0: not measured.
+	LessonsCPUPer1000 float64         `json:"lessons_cpu_seconds_per_1000"`
+	LessonsParallel   ParallelFigures `json:"lessons_parallel"`
+	SearchDefs        *QueryFigures   `json:"search_defs"` // nil: the relay has no search
+	Memory            MemoryFigures   `json:"memory"`
 }
 
 // LoadFigures are the in-process load of the query phase's store.
@@ -115,14 +121,33 @@ func (r *RelayReport) writeRows(b *strings.Builder) {
 		b.WriteString("(incomplete report: a relay is missing)\n")
 		return
 	}
-	line := func(m, x, y, z string) { fmt.Fprintf(b, "%-40s %14s %14s  %s\n", m, x, y, z) }
-	line("metric", NameAgentnode, NameKhatru, "ratio")
+	targets := r.Relays[2:]
+	line := func(m, x, y, z string, more []string) {
+		fmt.Fprintf(b, "%-40s %14s %14s", m, x, y)
+		for _, c := range more {
+			fmt.Fprintf(b, " %14s", c)
+		}
+		fmt.Fprintf(b, "  %s\n", z)
+	}
+	var names []string
+	for _, t := range targets {
+		names = append(names, t.Name)
+	}
+	line("metric", NameAgentnode, NameKhatru, "ratio", names)
 	sel := RelayOptions{Phases: r.Options.Phases}
 	for _, rw := range r.rows() {
 		if rw.phase != "" && !sel.runs(rw.phase) {
 			continue
 		}
-		line(rw.metric, rw.cell(a), rw.cell(k), rw.ratio(a, k))
+		var more []string
+		for _, t := range targets {
+			if rw.phase == PhaseQuery {
+				more = append(more, rw.cell(t))
+			} else {
+				more = append(more, "-")
+			}
+		}
+		line(rw.metric, rw.cell(a), rw.cell(k), rw.ratio(a, k), more)
 	}
 }
 
@@ -135,13 +160,16 @@ func (r *RelayReport) rows() []row {
 		pair("OK latency window 1 p50/p99 (ms)", func(f *RelayFigures) (float64, float64) { return f.IngestSerial.P50Ms, f.IngestSerial.P99Ms }),
 		pair(fmt.Sprintf("OK latency window %d p50/p99 (ms)", w), func(f *RelayFigures) (float64, float64) { return f.Ingest.P50Ms, f.Ingest.P99Ms }),
 		pair("REQ->EOSE lessons-of-def p50/p99 ms", func(f *RelayFigures) (float64, float64) { return f.LessonsOfDef.P50Ms, f.LessonsOfDef.P99Ms }),
+		single("CPU s per 1,000 lessons-of-def (1 ws)", "%.3f", func(f *RelayFigures) float64 { return f.LessonsCPUPer1000 }),
+		single(fmt.Sprintf("lessons-of-def over %d ws (queries/s)", parallelConns), "%.0f", func(f *RelayFigures) float64 { return f.LessonsParallel.PerSecond }),
+		single(fmt.Sprintf("CPU s per 1,000 queries (%d ws)", parallelConns), "%.3f", func(f *RelayFigures) float64 { return f.LessonsParallel.CPUPer1000 }),
 		searchRow(),
 		single("idle RSS over process base (MiB)", "%.1f", func(f *RelayFigures) float64 { return f.Memory.IdleDeltaMiB }),
 		single("process RSS, relay idle (MiB)", "%.1f", func(f *RelayFigures) float64 { return f.Memory.IdleRSSMiB }),
 		single("RSS per 1,000 subs (MiB)", "%.2f", func(f *RelayFigures) float64 { return f.Memory.RSSPer1000SubsMiB }),
 		single("Go heap per 1,000 subs (MiB)", "%.2f", func(f *RelayFigures) float64 { return f.Memory.HeapPer1000SubsMiB }),
 	}
-	phases := []string{PhaseIngest, PhaseIngest, PhaseIngest, PhaseIngest, PhaseQuery, PhaseQuery, PhaseMemory, PhaseMemory, PhaseMemory, PhaseMemory}
+	phases := []string{PhaseIngest, PhaseIngest, PhaseIngest, PhaseIngest, PhaseQuery, PhaseQuery, PhaseQuery, PhaseQuery, PhaseQuery, PhaseMemory, PhaseMemory, PhaseMemory, PhaseMemory}
 	for i := range rows {
 		rows[i].phase = phases[i]
 	}

@@ -77,6 +77,9 @@ func newRun(o RelayOptions) (*run, error) {
 	for _, op := range openers {
 		rep.Relays = append(rep.Relays, &RelayFigures{Name: op.name})
 	}
+	for _, t := range o.Targets {
+		rep.Relays = append(rep.Relays, &RelayFigures{Name: t.Name, Target: t.URL})
+	}
 	return &run{opts: o, rng: rand.New(rand.NewPCG(o.Seed, o.Seed>>1|1)), root: root, qroot: qroot, report: rep}, nil
 }
 
@@ -169,6 +172,7 @@ func (r *run) queryPhase(ctx context.Context) error {
 		lessons:     lessonsOfDefFilters(r.rng, ds.defs, r.opts.Queries),
 		searchWarm:  searchDefFilters(r.rng, warmupQueries),
 		search:      searchDefFilters(r.rng, r.opts.Queries),
+		parallel:    lessonsOfDefFilters(r.rng, ds.defs, parallelShare*r.opts.Queries),
 	}
 	ids := map[string][][]string{}
 	for _, o := range openers {
@@ -178,12 +182,55 @@ func (r *run) queryPhase(ctx context.Context) error {
 	}
 	same := sameResults(ids[NameAgentnode], ids[NameKhatru])
 	r.report.notef("lessons-of-def: %d of %d queries returned the same events on both relays", same, r.opts.Queries)
+	for _, t := range r.opts.Targets {
+		tids, err := r.queryTarget(ctx, t, ds, qs)
+		if err != nil {
+			return fmt.Errorf("queries %s (%s): %w", t.Name, t.URL, err)
+		}
+		r.report.notef("lessons-of-def: %d of %d queries returned the same events on %s as on %s", sameResults(ids[NameAgentnode], tids), r.opts.Queries, t.Name, NameAgentnode)
+	}
 	return nil
+}
+
+// parallelShare is how many times Queries the parallel run sends.
+const parallelShare = 4
+
+// parallelConns is the websockets of the parallel query run.
+const parallelConns = 8
+
+// queryTarget loads ds into a running relay over websockets and runs qs
+// (no search: a target need not speak NIP-50).
+func (r *run) queryTarget(ctx context.Context, t Target, ds *dataset, qs querySet) ([][]string, error) {
+	fig := r.report.relay(t.Name)
+	r.progress("loading %d events into %s over websockets", len(ds.events), t.Name)
+	fig.Load = loadOverWS(ctx, t.URL, ds.events)
+	r.noteLoad(t.Name, fig.Load)
+	r.progress("queries, %s", t.Name)
+	return r.timeLessons(ctx, fig, t.URL, t.cpu, qs)
+}
+
+// timeLessons runs the lessons-of-def queries on one websocket, then over
+// parallelConns, with the CPU meter around each.
+func (r *run) timeLessons(ctx context.Context, fig *RelayFigures, url string, meter cpuMeter, qs querySet) ([][]string, error) {
+	var lessons queryRun
+	var err error
+	fig.LessonsCPUPer1000, _ = perThousand(meter, func() int {
+		lessons, err = runQueries(ctx, url, "{kinds:[4129], #e:[defID], limit:100}", qs.lessonsWarm, qs.lessons)
+		return len(qs.lessons)
+	})
+	if err != nil {
+		return nil, err
+	}
+	fig.LessonsOfDef = lessons.figures
+	if fig.LessonsParallel, err = parallelQueries(ctx, url, qs.parallel, parallelConns, meter); err != nil {
+		return nil, err
+	}
+	return lessons.ids, nil
 }
 
 // querySet is the query phase's filters, shared by both relays.
 type querySet struct {
-	lessonsWarm, lessons, searchWarm, search []nostr.Filter
+	lessonsWarm, lessons, searchWarm, search, parallel []nostr.Filter
 }
 
 // queryRelay serves o on a fresh query directory, loads ds and runs qs;
@@ -199,11 +246,10 @@ func (r *run) queryRelay(ctx context.Context, o opener, ds *dataset, qs querySet
 	fig.Load = load(ctx, s.relay, ds.events, o.loads)
 	r.noteLoad(o.name, fig.Load)
 	r.progress("queries, %s", o.name)
-	lessons, err := runQueries(ctx, s.URL, "{kinds:[4129], #e:[defID], limit:100}", qs.lessonsWarm, qs.lessons)
+	ids, err = r.timeLessons(ctx, fig, s.URL, selfCPU, qs)
 	if err != nil {
 		return nil, err
 	}
-	fig.LessonsOfDef = lessons.figures
 	if o.search {
 		search, err := runQueries(ctx, s.URL, `{kinds:[4199], search:"<word>", limit:20}`, qs.searchWarm, qs.search)
 		if err != nil {
@@ -211,7 +257,7 @@ func (r *run) queryRelay(ctx context.Context, o opener, ds *dataset, qs querySet
 		}
 		fig.SearchDefs = &search.figures
 	}
-	return lessons.ids, nil
+	return ids, nil
 }
 
 // noteLoad records the load's duration and any refusals.

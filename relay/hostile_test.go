@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,38 @@ func TestRelay_SurvivesHostileMessages(t *testing.T) {
 		}
 		if strings.Contains(string(data), `"EOSE","alive"`) {
 			return
+		}
+	}
+}
+
+// TestRelay_ManyClosesOnOneConnection sends more REQ+CLOSE pairs on one
+// websocket than a connection may handle messages at once: every REQ must
+// still get its EOSE (a CLOSE used to keep its handler slot for good, so
+// the 65th REQ of a connection was never read).
+func TestRelay_ManyClosesOnOneConnection(t *testing.T) {
+	tr := openTestRelay(t, t.TempDir(), Limits{MaxConcurrentMessages: 4, RequestsPerSecond: -1})
+	conn, _, err := websocket.DefaultDialer.Dial(tr.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for i := range 20 {
+		id := "s" + strconv.Itoa(i)
+		if err := conn.WriteMessage(websocket.TextMessage, []byte(`["REQ","`+id+`",{"kinds":[1],"limit":1}]`)); err != nil {
+			t.Fatal(err)
+		}
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for {
+			_, data, err := conn.ReadMessage()
+			if err != nil {
+				t.Fatalf("REQ %d: no EOSE: %v", i, err)
+			}
+			if strings.Contains(string(data), `"EOSE","`+id+`"`) {
+				break
+			}
+		}
+		if err := conn.WriteMessage(websocket.TextMessage, []byte(`["CLOSE","`+id+`"]`)); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

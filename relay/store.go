@@ -1,13 +1,11 @@
 package relay
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip40"
 
+	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/agentnode/agentnode/relay/internal/lmdbw"
 )
 
@@ -30,7 +29,8 @@ var ErrClosed = errors.New("relay: closed")
 type store struct {
 	events *lmdb.LMDBBackend
 	search *searchIndex
-	ingest *ingester // the single writer: every save, replace and delete
+	ingest *ingester     // the single writer: every save, replace and delete
+	reader *lmdbw.Writer // reads the same layout for queries (read.go)
 	limits Limits
 	log    *slog.Logger
 	lock   *dirLock // the data directory's (lock.go)
@@ -79,7 +79,7 @@ func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Lo
 		search.close()
 		return nil, fmt.Errorf("open event writer: %w", err)
 	}
-	s := &store{events: events, search: search, ingest: newIngester(w, search, log), limits: limits, log: log}
+	s := &store{events: events, search: search, ingest: newIngester(w, search, log), reader: w, limits: limits, log: log}
 	if !clean {
 		if err := s.rebuildSearch(ctx, log); err != nil {
 			s.close()
@@ -238,12 +238,12 @@ func (s *store) removeEvent(ctx context.Context, evt *nostr.Event) error {
 
 // query answers filter, newest first, as a channel that is already full.
 //
-// The LMDB indexes are wider than the filters (tag indexes key only the
-// first 8 bytes of a 32-byte value, and the index applies the limit before
-// the full tag value is checked), so every result is re-checked with
-// filter.Matches and, when that leaves fewer than the limit while the index
-// had more, the store asks again for a wider window. NIP-40-expired events
-// are never served: they are purged when met. A filter without a limit gets
+// A search filter is answered from the search index, ranked (collect);
+// every other filter by the store's own LMDB reader (read.go), which
+// decodes each stored record straight into the JSON of its EVENT frame and
+// hands that JSON to khatru (khatru.SetEncoded) along with the event.
+// Every result is checked with filter.Matches. NIP-40-expired events are
+// never served: they are purged when met. A filter without a limit gets
 // Limits.MaxLimit.
 func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Event, error) {
 	done, err := s.enter()
@@ -258,34 +258,55 @@ func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Eve
 		return closedChan(), nil
 	}
 	filter = dedupeFilter(filter)
-	matched, expired, err := s.collect(ctx, filter)
+	var hits []hit
+	var expired []*nostr.Event
+	if filter.Search != "" {
+		hits, expired, err = s.collectSearch(ctx, filter)
+	} else {
+		hits, expired, err = s.read(ctx, filter)
+	}
 	if err != nil {
 		return nil, err
 	}
 	for _, evt := range expired {
 		s.removeEvent(context.WithoutCancel(ctx), evt)
 	}
-	out := make(chan *nostr.Event, len(matched))
-	for _, evt := range matched {
-		out <- evt
+	out := make(chan *nostr.Event, len(hits))
+	stash := khatru.WantsEncoded(ctx)
+	for _, h := range hits {
+		if stash && h.json != nil {
+			khatru.SetEncoded(ctx, h.evt, h.json)
+		}
+		out <- h.evt
 	}
 	close(out)
 	return out, nil
 }
 
-// collect gathers up to filter.Limit matching events, widening the index
-// window while post-filtering leaves the answer short.
+// collectSearch answers a search filter (ranked by the search index).
+func (s *store) collectSearch(ctx context.Context, filter nostr.Filter) ([]hit, []*nostr.Event, error) {
+	matched, expired, err := s.collect(ctx, filter)
+	hits := make([]hit, len(matched))
+	for i, evt := range matched {
+		hits[i] = hit{evt: evt}
+	}
+	return hits, expired, err
+}
+
+// collect gathers up to filter.Limit matching events of a search,
+// widening the ranked window while post-filtering (ids, tags, expiry)
+// leaves the answer short.
 func (s *store) collect(ctx context.Context, filter nostr.Filter) (matched, expired []*nostr.Event, err error) {
 	ask := filter.Limit
 	for {
 		window := filter
 		window.Limit = ask
-		raw, err := s.fetch(ctx, window)
+		raw, err := s.fetchSearch(ctx, window)
 		if err != nil {
 			return nil, nil, err
 		}
 		matched, expired = sift(raw, filter, nostr.Now())
-		exhausted := len(raw) < ask || ask >= s.limits.MaxCount || (filter.Search != "" && ask >= maxSearchWindow)
+		exhausted := len(raw) < ask || ask >= s.limits.MaxCount || ask >= maxSearchWindow
 		if len(matched) >= filter.Limit || exhausted || ctx.Err() != nil {
 			break
 		}
@@ -295,21 +316,6 @@ func (s *store) collect(ctx context.Context, filter nostr.Filter) (matched, expi
 		matched = matched[:filter.Limit]
 	}
 	return matched, expired, ctx.Err()
-}
-
-// fetch reads a window of candidates from the search index or LMDB.
-func (s *store) fetch(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
-	if filter.Search != "" {
-		return s.fetchSearch(ctx, filter)
-	}
-	if scansKindsOutOfOrder(filter) {
-		wide := filter // time bounds are applied by sift: the scan cannot honour them
-		wide.Limit, wide.Since, wide.Until = s.limits.MaxCount, nil, nil
-		raw, err := s.drain(s.events.QueryEvents(ctx, wide))
-		slices.SortStableFunc(raw, func(a, b *nostr.Event) int { return cmp.Compare(b.CreatedAt, a.CreatedAt) })
-		return raw, err
-	}
-	return s.drain(s.events.QueryEvents(ctx, filter))
 }
 
 // fetchSearch reads the events the search index ranks best, in its order.
@@ -415,18 +421,6 @@ func uniq[T comparable](list []T) []T {
 		}
 	}
 	return out
-}
-
-// scansKindsOutOfOrder reports whether the pinned lmdb backend answers
-// filter from its p-tag+kind index without a kind prefix. That index is
-// ordered by kind before created_at, so such a scan returns the newest
-// events of the highest kind first, a limited query misses newer events of
-// other kinds, and its since/until checks cut the scan short or seek past
-// whole kinds (found by the differential test). For these filters the store
-// reads every match without time bounds and sorts and bounds them itself.
-func scansKindsOutOfOrder(f nostr.Filter) bool {
-	_, hasP := f.Tags["p"]
-	return hasP && len(f.Kinds) == 0 && len(f.IDs) == 0
 }
 
 // hasHashTagKey reports a filter on a tag named "#x". No event carries such

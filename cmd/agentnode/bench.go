@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/agentnode/agentnode/bench"
 )
@@ -15,11 +18,14 @@ func init() {
 }
 
 // benchUsage is the bench command's synopsis.
-const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D] [--seed N] [--json]
-       bench query  [--stored N] [--queries N] [--dir D] [--query-dir D] [--seed N] [--json]
-       bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json]
+const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D] [--seed N] [--json] [TARGETS]
+       bench query  [--stored N] [--queries N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
+       bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json] [TARGETS]
        bench hostile [--events N] [--slow N] [--stored N] [--counts N] [--reqs N] [--dir D] [--json]
-       bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json]`
+       bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
+       bench serve  --relay khatru+lmdb|agentnode [--listen ADDR] [--dir D]   (a bench relay in its own process, to be a --target)
+TARGETS: running relays measured beside the in-process ones, repeatable:
+       --target ws://host:port [--name NAME] [--target-pid PID]   (pid: CPU of that process from /proc)`
 
 // tableWriter is every bench report.
 type tableWriter interface{ WriteTable(w io.Writer) error }
@@ -31,6 +37,7 @@ var benchRunners = map[string]func(ctx context.Context, m *Main, args []string) 
 	"fanout":  runBenchFanout,
 	"relay":   runBenchRelay,
 	"hostile": runBenchHostile,
+	"serve":   runBenchServe,
 }
 
 func runBench(ctx context.Context, m *Main, args []string) error {
@@ -63,7 +70,13 @@ func runBenchIngest(ctx context.Context, m *Main, args []string) (tableWriter, b
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs (a real disk)")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the generated data (0: from the clock)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	var tf targetFlags
+	tf.register(fs)
 	if err := parseBenchArgs(fs, args, "bench ingest"); err != nil {
+		return nil, false, err
+	}
+	var err error
+	if opts.Targets, err = tf.targets(); err != nil {
 		return nil, false, err
 	}
 	opts.Progress = m.Stderr
@@ -80,7 +93,13 @@ func runBenchFanout(ctx context.Context, m *Main, args []string) (tableWriter, b
 	fs.IntVar(&opts.Events, "events", bench.DefaultFanoutEvents, "events published one at a time")
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	var tf targetFlags
+	tf.register(fs)
 	if err := parseBenchArgs(fs, args, "bench fanout"); err != nil {
+		return nil, false, err
+	}
+	var err error
+	if opts.Targets, err = tf.targets(); err != nil {
 		return nil, false, err
 	}
 	opts.Progress = m.Stderr
@@ -119,12 +138,59 @@ func parseBenchFlags(m *Main, name string, args []string) (opts bench.RelayOptio
 	fs.StringVar(&opts.QueryDir, "query-dir", "", "parent of the query-phase data dirs (default /dev/shm if present, else --dir)")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the generated data (0: from the clock)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	var tf targetFlags
+	tf.register(fs)
 	if err := parseBenchArgs(fs, args, name); err != nil {
+		return opts, false, err
+	}
+	if opts.Targets, err = tf.targets(); err != nil {
 		return opts, false, err
 	}
 	opts.Progress = m.Stderr
 	return opts, asJSON, nil
 }
+
+// targetFlags are the repeatable --target, --name and --target-pid flags,
+// paired by their order.
+type targetFlags struct{ urls, names, pids listFlag }
+
+func (tf *targetFlags) register(fs *flag.FlagSet) {
+	fs.Var(&tf.urls, "target", "a running relay to measure beside the in-process ones, ws://host:port (repeatable)")
+	fs.Var(&tf.names, "name", "the name of the --target of the same position in the report (repeatable)")
+	fs.Var(&tf.pids, "target-pid", "the pid of the --target of the same position, for its CPU per query (repeatable)")
+}
+
+// targets pairs the flags; a target without a name is called by its URL.
+func (tf *targetFlags) targets() ([]bench.Target, error) {
+	if len(tf.names) > len(tf.urls) || len(tf.pids) > len(tf.urls) {
+		return nil, usagef("bench: more --name or --target-pid than --target")
+	}
+	var out []bench.Target
+	for i, u := range tf.urls {
+		if !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
+			return nil, usagef("bench: --target %q is not a ws:// or wss:// URL", u)
+		}
+		t := bench.Target{Name: u, URL: u}
+		if i < len(tf.names) {
+			t.Name = tf.names[i]
+		}
+		if i < len(tf.pids) {
+			pid, err := strconv.Atoi(tf.pids[i])
+			if err != nil || pid <= 0 {
+				return nil, usagef("bench: --target-pid %q is not a pid", tf.pids[i])
+			}
+			t.PID = pid
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // parseBenchArgs parses a bench subcommand's flags; it takes no arguments.
 func parseBenchArgs(fs *flag.FlagSet, args []string, name string) error {
@@ -155,3 +221,26 @@ func runBenchHostile(ctx context.Context, m *Main, args []string) (tableWriter, 
 	rep, err := bench.RunHostile(ctx, opts)
 	return rep, asJSON, err
 }
+
+// runBenchServe serves one of the bench's relays until interrupted.
+func runBenchServe(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
+	fs := m.newFlagSet("bench serve", benchUsage)
+	name := fs.String("relay", bench.NameKhatru, "the relay to serve: "+bench.NameKhatru+" or "+bench.NameAgentnode)
+	listen := fs.String("listen", "127.0.0.1:7448", "address to listen on")
+	dir := fs.String("dir", "", "data directory (required)")
+	if err := parseBenchArgs(fs, args, "bench serve"); err != nil {
+		return nil, false, err
+	}
+	if *dir == "" {
+		return nil, false, usagef("bench serve: --dir is required")
+	}
+	err := bench.ServeStandalone(ctx, *name, *listen, *dir, func(url string) {
+		fmt.Fprintf(m.Stderr, "bench serve: %s on %s (pid %d)\n", *name, url, os.Getpid())
+	})
+	return emptyReport{}, false, err
+}
+
+// emptyReport prints nothing.
+type emptyReport struct{}
+
+func (emptyReport) WriteTable(io.Writer) error { return nil }

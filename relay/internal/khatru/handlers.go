@@ -176,8 +176,12 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 			// PATCH (agentnode): CLOSE is handled here, in order, so that a
 			// REQ sent after it finds the subscription gone (the handlers
 			// below run concurrently).
+			// It gives its handler slot back at once (it held one for
+			// good before: after MaxConcurrentMessages CLOSEs the
+			// connection's reader waited forever).
 			if env, ok := envelope.(*nostr.CloseEnvelope); ok && err == nil {
 				rl.removeListenerId(ws, string(*env))
+				<-ws.inflight
 				continue
 			}
 

@@ -228,11 +228,16 @@ var closingBracket = []byte("]")
 // WriteEvent queues event for subscription id, encoding the event itself
 // only if body is nil (pass a body to share one encoding between frames).
 func (ws *WebSocket) WriteEvent(id string, event *nostr.Event, body []byte) error {
+	return ws.writeEventFrame(eventFramePrefix(id), event, body)
+}
+
+// writeEventFrame is WriteEvent with the frame prefix already built.
+func (ws *WebSocket) writeEventFrame(prefix []byte, event *nostr.Event, body []byte) error {
 	if body == nil {
 		var err error
 		if body, err = event.MarshalJSON(); err != nil {
 			return err
 		}
 	}
-	return ws.send(frame{opcode: websocket.TextMessage, parts: [3][]byte{eventFramePrefix(id), body, closingBracket}})
+	return ws.send(frame{opcode: websocket.TextMessage, parts: [3][]byte{prefix, body, closingBracket}})
 }

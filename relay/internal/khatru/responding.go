@@ -187,7 +187,8 @@ func (rl *Relay) runQueries(ctx context.Context, id string, eose *sync.WaitGroup
 		return
 	}
 	for _, query := range rl.QueryEvents {
-		ch, err := query(ctx, filter)
+		qctx, enc := withEncodedResults(ctx)
+		ch, err := query(qctx, filter)
 		if err != nil {
 			ws.WriteJSON(nostr.NoticeEnvelope(err.Error()))
 			continue
@@ -197,16 +198,66 @@ func (rl *Relay) runQueries(ctx context.Context, id string, eose *sync.WaitGroup
 		eose.Add(1)
 		go func(ch chan *nostr.Event) {
 			defer eose.Done()
+			prefix := eventFramePrefix(id)
 			for event := range ch {
 				for _, ovw := range rl.OverwriteResponseEvent {
 					ovw(ctx, event)
 				}
 				if ctx.Err() == nil {
-					ws.WriteEvent(id, event, nil)
+					ws.writeEventFrame(prefix, event, enc.body(event, len(rl.OverwriteResponseEvent) == 0))
 				}
 			}
 		}(ch)
 	}
+}
+
+// PATCH (agentnode): a QueryEvents hook that already holds the JSON of the
+// events it returns (the relay's store builds it straight from the stored
+// record) hands it over with SetEncoded, and the EVENT frames are written
+// from those bytes instead of encoding each event again. The frame prefix
+// is built once per query, not once per event.
+
+// encodedResults maps a query's events to their JSON. The hook fills it
+// before it returns; runQueries reads it after, so it needs no lock.
+type encodedResults struct{ m map[*nostr.Event][]byte }
+
+type encodedResultsKey struct{}
+
+// withEncodedResults gives a query's context a table for SetEncoded.
+func withEncodedResults(ctx context.Context) (context.Context, *encodedResults) {
+	enc := &encodedResults{}
+	return context.WithValue(ctx, encodedResultsKey{}, enc), enc
+}
+
+// SetEncoded records json as the encoding of evt for the REQ whose
+// QueryEvents hook got ctx; it reports whether anything takes it (false
+// for internal queries and COUNT). Call it before the hook returns; json
+// must be evt's JSON object and must not change afterwards.
+func SetEncoded(ctx context.Context, evt *nostr.Event, json []byte) bool {
+	enc, _ := ctx.Value(encodedResultsKey{}).(*encodedResults)
+	if enc == nil {
+		return false
+	}
+	if enc.m == nil {
+		enc.m = make(map[*nostr.Event][]byte)
+	}
+	enc.m[evt] = json
+	return true
+}
+
+// WantsEncoded reports whether SetEncoded on ctx is taken.
+func WantsEncoded(ctx context.Context) bool {
+	_, ok := ctx.Value(encodedResultsKey{}).(*encodedResults)
+	return ok
+}
+
+// body is the recorded JSON of evt, or nil (encode it) when none was
+// recorded or when the event may have been changed (trusted false).
+func (enc *encodedResults) body(evt *nostr.Event, trusted bool) []byte {
+	if !trusted || enc.m == nil {
+		return nil
+	}
+	return enc.m[evt]
 }
 
 // acquireQuery waits for one of the connection's query slots; false when

@@ -1,0 +1,64 @@
+package relay
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/relay/internal/lmdbw"
+)
+
+// TestDecodeJSON_SameEventAsGoNostr decodes stored records into JSON and
+// checks that the JSON and the event built from it are the event that was
+// stored (and that the arena's earlier events stay intact as it grows).
+func TestDecodeJSON_SameEventAsGoNostr(t *testing.T) {
+	sk := nostr.GeneratePrivateKey()
+	evts := []*nostr.Event{
+		signed(t, sk, 1, nil, ""),
+		signed(t, sk, 4129, nostr.Tags{{"e", hexID(3)}, {"title", `a "quoted" \ title`}, {"t"}}, "line\nbreak\ttab \x01 ünïcödé </script>"),
+		signed(t, sk, 30023, nostr.Tags{{"d", ""}, {"alt", strings.Repeat("x", 300)}}, strings.Repeat("é", 2000)),
+	}
+	var arena []byte
+	var bodies [][]byte
+	var got []*nostr.Event
+	for _, want := range evts {
+		raw := lmdbw.EncodeForTest(want)
+		var evt *nostr.Event
+		var body []byte
+		var err error
+		arena, evt, body, err = decodeJSON(arena, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies, got = append(bodies, body), append(got, evt)
+	}
+	for i, want := range evts {
+		var parsed nostr.Event
+		if err := json.Unmarshal(bodies[i], &parsed); err != nil {
+			t.Fatalf("%d: %v: %s", i, err, bodies[i])
+		}
+		for _, e := range []*nostr.Event{&parsed, got[i]} {
+			if e.ID != want.ID || e.Content != want.Content || e.Sig != want.Sig || e.PubKey != want.PubKey ||
+				e.CreatedAt != want.CreatedAt || e.Kind != want.Kind || !tagsEqual(e.Tags, want.Tags) || !e.CheckID() {
+				t.Errorf("%d: got %+v, want %+v", i, e, want)
+			}
+		}
+	}
+	if _, _, _, err := decodeJSON(nil, lmdbw.EncodeForTest(evts[1])[:150]); err == nil {
+		t.Error("a truncated record decoded without error")
+	}
+}
+
+func tagsEqual(a, b nostr.Tags) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if strings.Join(a[i], "\x00") != strings.Join(b[i], "\x00") || len(a[i]) != len(b[i]) {
+			return false
+		}
+	}
+	return true
+}
