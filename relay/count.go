@@ -16,8 +16,15 @@ import (
 // MaxCount events at once took GBs). It stops at Limits.MaxCount and
 // Limits.CountTimeout.
 
-// countPage is how many events one step of a count reads.
-const countPage = 1000
+// countPage is how many events one step of a count reads; a page widens
+// (doubling) only while one second holds more events than it, up to
+// maxCountPage, past which the count stops there: a store holding more
+// than 64,000 events of one second gets a lower bound, never unbounded
+// memory.
+const (
+	countPage    = 1000
+	maxCountPage = 64 * countPage
+)
 
 // count returns how many stored events match filter, capped at MaxCount.
 // The filter's own limit is ignored, as NIP-45 asks.
@@ -86,6 +93,9 @@ func (s *store) eachPage(ctx context.Context, filter nostr.Filter, fn func(*nost
 		}
 		oldest := batch[len(batch)-1].CreatedAt
 		if page.Until != nil && *page.Until == oldest && fresh == 0 {
+			if size >= maxCountPage { // a second holding more events than a page may: a lower bound, in bounded memory
+				return nil
+			}
 			size *= 2 // a whole page within one second: widen it to get past
 			continue
 		}

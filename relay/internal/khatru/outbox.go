@@ -206,10 +206,11 @@ func encodeMessage(v any) ([]byte, error) {
 func eventFramePrefix(id string) []byte {
 	b := make([]byte, 0, len(id)+16)
 	b = append(b, `["EVENT",`...)
-	b = strconv.AppendQuote(b, id)
-	if !isPlainASCII(id) { // AppendQuote's escapes are Go's, not JSON's: use JSON's
+	if isPlainASCII(id) { // nothing to escape
+		b = append(append(append(b, '"'), id...), '"')
+	} else {
 		q, _ := json.Marshal(id)
-		b = append(b[:len(`["EVENT",`)], q...)
+		b = append(b, q...)
 	}
 	return append(b, ',')
 }
