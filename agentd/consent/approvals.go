@@ -110,7 +110,7 @@ func (c *Consent) Get(ctx context.Context, id string) (Approval, error) {
 
 // List returns the approvals with status (""= all), oldest first.
 func (c *Consent) List(ctx context.Context, status Status) ([]Approval, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT doc FROM approvals WHERE ?='' OR status=? ORDER BY created, id`, status, status)
+	rows, err := c.db.QueryContext(ctx, `SELECT doc FROM approvals WHERE ?='' OR status=? ORDER BY created, rowid`, status, status) // rowid: asking order within one millisecond (ids are random)
 	if err != nil {
 		return nil, fmt.Errorf("consent: list: %w", err)
 	}
