@@ -25,12 +25,15 @@ type row struct {
 	search    string
 }
 
-func toRow(evt *nostr.Event) (row, error) {
+func toRow(evt *nostr.Event, text func(*nostr.Event) string) (row, error) {
 	tags, err := json.Marshal(evt.Tags)
 	if err != nil {
 		return row{}, err
 	}
-	r := row{tags: tags, addr: address(evt), expiresAt: expiration(evt), search: searchText(evt)}
+	if text == nil {
+		text = searchText
+	}
+	r := row{tags: tags, addr: address(evt), expiresAt: expiration(evt), search: text(evt)}
 	r.tagvalues = make([]string, 0, len(evt.Tags))
 	for _, tag := range evt.Tags {
 		if len(tag) >= 2 {
