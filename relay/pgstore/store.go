@@ -74,6 +74,14 @@ func (s *Store) Save(ctx context.Context, evt *nostr.Event) error {
 // what lets a Listener resume after a gap without losing or repeating an
 // event (seq may have gaps: refused events consume a number).
 func (s *Store) SaveBatch(ctx context.Context, evts []*nostr.Event) (results []error, err error) {
+	results, _, err = s.SaveBatchHead(ctx, evts)
+	return results, err
+}
+
+// SaveBatchHead is SaveBatch also returning the commit counter its
+// transaction set: a Listener whose Progress reaches it has delivered
+// every event the batch stored.
+func (s *Store) SaveBatchHead(ctx context.Context, evts []*nostr.Event) (results []error, head int64, err error) {
 	results = make([]error, len(evts))
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var base int64
@@ -82,6 +90,7 @@ func (s *Store) SaveBatch(ctx context.Context, evts []*nostr.Event) (results []e
 		}
 		b, queued := s.queue(evts, base, results)
 		last := base + int64(len(evts))
+		head = last
 		b.Queue(`UPDATE pgstore_seq SET n = $1`, last)
 		b.Queue(`SELECT pg_notify($1, $2) FROM pgstore_events WHERE seq > $3 LIMIT 1`,
 			Channel, strconv.FormatInt(last, 10)+":", base)
@@ -91,9 +100,9 @@ func (s *Store) SaveBatch(ctx context.Context, evts []*nostr.Event) (results []e
 		return s.explain(ctx, tx, evts, results)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: save: %w", err)
+		return nil, 0, fmt.Errorf("pgstore: save: %w", err)
 	}
-	return results, nil
+	return results, head, nil
 }
 
 // queued says which statement of the batch belongs to which event.
