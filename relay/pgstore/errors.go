@@ -11,6 +11,9 @@ var (
 	// ErrDeleted means a stored NIP-09 deletion by the event's author
 	// covers it (its id, or its address at or after its created_at).
 	ErrDeleted = errors.New("pgstore: the event has been deleted")
+	// ErrUnstorable means the event holds a string PostgreSQL cannot store
+	// (a NUL character, invalid UTF-8).
+	ErrUnstorable = errors.New("pgstore: the event holds a NUL character or invalid UTF-8")
 	// ErrEphemeral means an ephemeral event was given to be stored.
 	ErrEphemeral = errors.New("pgstore: ephemeral events are not stored")
 	// ErrSchemaTooNew means the database was migrated by a newer binary.

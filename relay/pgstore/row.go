@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -26,6 +27,9 @@ type row struct {
 }
 
 func toRow(evt *nostr.Event, text func(*nostr.Event) string) (row, error) {
+	if !storable(evt) {
+		return row{}, ErrUnstorable
+	}
 	tags, err := json.Marshal(evt.Tags)
 	if err != nil {
 		return row{}, err
@@ -41,6 +45,24 @@ func toRow(evt *nostr.Event, text func(*nostr.Event) string) (row, error) {
 		}
 	}
 	return r, nil
+}
+
+// storable reports whether PostgreSQL can hold evt's strings: valid UTF-8
+// without NUL (text and jsonb refuse both, which would fail the whole
+// batch's transaction).
+func storable(evt *nostr.Event) bool {
+	ok := func(s string) bool { return utf8.ValidString(s) && !strings.Contains(s, "\x00") }
+	if !ok(evt.Content) {
+		return false
+	}
+	for _, tag := range evt.Tags {
+		for _, v := range tag {
+			if !ok(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // address is the replacement key of a replaceable ("kind:pubkey:") or
