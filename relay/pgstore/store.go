@@ -268,3 +268,13 @@ func (s *Store) PurgeExpired(ctx context.Context, now nostr.Timestamp) (int64, e
 	}
 	return tag.RowsAffected(), nil
 }
+
+// CheckURL reports whether url is a connection string the store can use
+// (postgres:// or postgresql:// URL, or key=value DSN), without connecting.
+// The error never repeats the URL (it may hold a password).
+func CheckURL(url string) error {
+	if _, err := pgxpool.ParseConfig(url); err != nil {
+		return errors.New("pgstore: not a PostgreSQL connection string")
+	}
+	return nil
+}
