@@ -85,7 +85,7 @@ func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	}
 	fs.StringVar(&c.Config.Listen, "listen", c.m.envOr("AGENTNODE_LISTEN", DefaultListen), "address to listen on (env AGENTNODE_LISTEN)")
 	fs.StringVar(&c.Config.DataDir, "data", c.m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
-	fs.StringVar(&c.Config.Postgres, "postgres", c.m.envOr("AGENTNODE_POSTGRES", ""), "PostgreSQL URL: the relay's events live there, shared by every instance on it (env AGENTNODE_POSTGRES; docs/POSTGRES.md)")
+	fs.StringVar(&c.Config.Postgres, "postgres", c.m.envOr("AGENTNODE_POSTGRES", ""), "PostgreSQL URL: the relay's events live there, shared by every instance on it, see docs/POSTGRES.md (env AGENTNODE_POSTGRES)")
 	fs.StringVar(&c.Config.LogLevel, "log-level", c.m.envOr("AGENTNODE_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTNODE_LOG_LEVEL)")
 	fs.BoolVar(&c.Config.LogJSON, "log-json", false, "write logs as JSON lines")
 	fs.StringVar(&c.Config.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts agent keys (NIP-49); else env AGENTNODE_PASSPHRASE")
