@@ -1,0 +1,80 @@
+package relay
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/pgtest"
+)
+
+// hookLog collects what an OnStored hook saw.
+type hookLog struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (h *hookLog) add(evt *nostr.Event) { h.mu.Lock(); h.ids = append(h.ids, evt.ID); h.mu.Unlock() }
+func (h *hookLog) all() []string      { h.mu.Lock(); defer h.mu.Unlock(); return slices.Clone(h.ids) }
+
+// TestPostgres_OnStoredAcrossRelays: two relays on one database. Each
+// one's OnStored sees the events stored through either, once each, in
+// commit order; an event published through a relay has reached that
+// relay's hook when Publish returns; a deletion published through one
+// relay refuses a re-publish through the other.
+func TestPostgres_OnStoredAcrossRelays(t *testing.T) {
+	url := pgtest.URL(t)
+	a := openTestRelayConfig(t, Config{Postgres: url, Version: "test"})
+	b := openTestRelayConfig(t, Config{Postgres: url, Version: "test"})
+	var seenA, seenB hookLog
+	defer a.OnStored(seenA.add)()
+	defer b.OnStored(seenB.add)()
+	ctx := context.Background()
+	sk := nostr.GeneratePrivateKey()
+	var want []string
+	for i := range 30 {
+		r := a
+		if i%3 == 0 {
+			r = b
+		}
+		evt := signedAt(t, sk, 1, nostr.Now(), "hook "+strings.Repeat("x", i))
+		if err := r.Publish(ctx, evt); err != nil {
+			t.Fatal(err)
+		}
+		mine := seenA.all()
+		if r == b {
+			mine = seenB.all()
+		}
+		if !slices.Contains(mine, evt.ID) {
+			t.Fatalf("event %d: not announced by its own relay when Publish returned", i)
+		}
+		want = append(want, evt.ID)
+	}
+	for name, h := range map[string]*hookLog{"a": &seenA, "b": &seenB} {
+		if !eventually(t, 10*time.Second, func() bool { return len(h.all()) >= len(want) }) {
+			t.Fatalf("relay %s: OnStored saw %d of %d events", name, len(h.all()), len(want))
+		}
+		if got := h.all(); !slices.Equal(got, want) {
+			t.Fatalf("relay %s: OnStored saw %d events, not exactly the %d published in order", name, len(got), len(want))
+		}
+	}
+	target := signedAt(t, sk, 1, nostr.Now(), "to be deleted")
+	if err := a.Publish(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	del := signedAt(t, sk, 5, nostr.Now(), "", nostr.Tag{"e", target.ID})
+	if err := a.Publish(ctx, del); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Publish(ctx, target); err == nil || !strings.HasPrefix(err.Error(), "blocked:") {
+		t.Fatalf("re-publish of a deleted event through the other relay: %v, want blocked:", err)
+	}
+	if got, _ := b.QuerySync(ctx, nostr.Filter{IDs: []string{target.ID}}); len(got) != 0 {
+		t.Fatal("the deleted event is still served by the other relay")
+	}
+}
