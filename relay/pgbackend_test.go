@@ -20,7 +20,7 @@ type hookLog struct {
 }
 
 func (h *hookLog) add(evt *nostr.Event) { h.mu.Lock(); h.ids = append(h.ids, evt.ID); h.mu.Unlock() }
-func (h *hookLog) all() []string      { h.mu.Lock(); defer h.mu.Unlock(); return slices.Clone(h.ids) }
+func (h *hookLog) all() []string        { h.mu.Lock(); defer h.mu.Unlock(); return slices.Clone(h.ids) }
 
 // TestPostgres_OnStoredAcrossRelays: two relays on one database. Each
 // one's OnStored sees the events stored through either, once each, in
