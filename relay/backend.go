@@ -34,8 +34,12 @@ type backend interface {
 	count(ctx context.Context, filter nostr.Filter) (int64, error)
 	countWithHLL(ctx context.Context, filter nostr.Filter, offset int) (int64, *hyperloglog.HyperLogLog, error)
 	// startIngest starts the writer (and, for PostgreSQL, the listener);
-	// announce receives every stored event as described above.
-	startIngest(announce func(*nostr.Event)) error
+	// announce receives every stored event as described above, remote the
+	// ephemeral events other instances accepted (never for LMDB).
+	startIngest(announce, remote func(*nostr.Event)) error
+	// shareEphemeral hands an accepted ephemeral event to the other
+	// instances (a no-op for LMDB: there are none).
+	shareEphemeral(ctx context.Context, evt *nostr.Event)
 	stats() ingestStats
 	close() error
 }

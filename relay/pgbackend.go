@@ -48,9 +48,11 @@ type pgBackend struct {
 	cancel   context.CancelFunc // the listener's
 	lwg      sync.WaitGroup
 
-	posMu sync.Mutex
-	pos   int64         // the Listener's progress (every commit up to it announced)
-	moved chan struct{} // closed and replaced when pos moves
+	posMu     sync.Mutex
+	pos       int64         // the Listener's progress (every commit up to it announced)
+	moved     chan struct{} // closed and replaced when pos moves
+	ready     chan struct{} // closed when the Listener first listens on every channel
+	readyOnce sync.Once
 
 	mu       sync.RWMutex
 	closed   bool
@@ -88,12 +90,13 @@ func openPG(ctx context.Context, url string, limits Limits, log *slog.Logger) (*
 	pg.MaxLimit = limits.MaxCount + 1 // the relay chooses every limit itself
 	pg.SearchText = SearchText        // the same searchable text as the LMDB mode's index
 	return &pgBackend{pg: pg, limits: limits, log: log, in: make(chan *pgWrite, maxIngestBatch),
-		out: make(chan pgCommit, 64), stop: make(chan struct{}), moved: make(chan struct{})}, nil
+		out: make(chan pgCommit, 64), stop: make(chan struct{}), moved: make(chan struct{}), ready: make(chan struct{})}, nil
 }
 
-// startIngest starts the Listener from the current commit counter, then
-// the writer and the releaser.
-func (b *pgBackend) startIngest(announce func(*nostr.Event)) error {
+// startIngest starts the Listener from the current commit counter and
+// waits until it listens (so that an instance that has opened misses no
+// ephemeral event sent after), then starts the writer and the releaser.
+func (b *pgBackend) startIngest(announce, remote func(*nostr.Event)) error {
 	head, err := b.pg.Head(context.Background())
 	if err != nil {
 		return fmt.Errorf("relay: postgres: %w", err)
@@ -101,17 +104,34 @@ func (b *pgBackend) startIngest(announce func(*nostr.Event)) error {
 	b.announce, b.pos = announce, head
 	l := b.pg.NewListener(func(_ int64, evt *nostr.Event) { b.announce(evt) })
 	l.Progress = b.advance
+	l.Ephemeral = remote
+	l.Listening = func() { b.readyOnce.Do(func() { close(b.ready) }) }
 	l.LogError = func(err error) { b.log.Warn("postgres listener", "err", err) }
 	b.listener = l
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
 	b.lwg.Add(1)
 	go func() { defer b.lwg.Done(); l.RunAfter(ctx, head) }()
+	select {
+	case <-b.ready:
+	case <-time.After(pgOpenTimeout):
+		cancel()
+		b.lwg.Wait()
+		return fmt.Errorf("relay: postgres: the listener did not connect within %v", pgOpenTimeout)
+	}
 	b.wg.Add(2)
 	go func() { defer b.wg.Done(); b.writeLoop() }()
 	go func() { defer b.wg.Done(); b.releaseLoop() }()
 	b.started = true
 	return nil
+}
+
+// shareEphemeral notifies the other instances of an accepted ephemeral
+// event (best effort: one too large for a NOTIFY stays local).
+func (b *pgBackend) shareEphemeral(ctx context.Context, evt *nostr.Event) {
+	if err := b.pg.NotifyEphemeral(ctx, evt); err != nil {
+		b.log.Warn("ephemeral event not shared with other instances", "id", evt.ID, "err", err)
+	}
 }
 
 // advance records the Listener's progress.

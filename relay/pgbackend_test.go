@@ -78,3 +78,49 @@ func TestPostgres_OnStoredAcrossRelays(t *testing.T) {
 		t.Fatal("the deleted event is still served by the other relay")
 	}
 }
+
+// TestPostgres_EphemeralAcrossRelays: an ephemeral event accepted by one
+// relay reaches the other relay's OnEphemeral listeners and live
+// subscribers, and its own relay's listeners once (not again from the
+// database).
+func TestPostgres_EphemeralAcrossRelays(t *testing.T) {
+	url := pgtest.URL(t)
+	a := openTestRelayConfig(t, Config{Postgres: url, Version: "test", RestrictedKinds: []int{}})
+	b := openTestRelayConfig(t, Config{Postgres: url, Version: "test", RestrictedKinds: []int{}})
+	var onA, onB hookLog
+	defer a.OnEphemeral(onA.add)()
+	defer b.OnEphemeral(onB.add)()
+	sk := nostr.GeneratePrivateKey()
+	pk, _ := nostr.GetPublicKey(sk)
+	sub, err := b.connect(t).Subscribe(context.Background(), nostr.Filters{{Kinds: []int{20001}, Authors: []string{pk}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-sub.EndOfStoredEvents
+	evt := signedAt(t, sk, 20001, nostr.Now(), "ephemeral")
+	if err := a.Publish(context.Background(), evt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-sub.Events:
+		if got.ID != evt.ID {
+			t.Fatalf("subscriber on b got %s", got.ID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the ephemeral event did not reach b's subscriber")
+	}
+	if !eventually(t, 10*time.Second, func() bool { return len(onB.all()) == 1 }) {
+		t.Fatalf("b's OnEphemeral saw %d events, want 1", len(onB.all()))
+	}
+	// a sentinel through b: once it is back on a, a's own event would have been too
+	sentinel := signedAt(t, sk, 20001, nostr.Now(), "sentinel")
+	if err := b.Publish(context.Background(), sentinel); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(t, 10*time.Second, func() bool { return len(onA.all()) >= 2 }) {
+		t.Fatalf("a's OnEphemeral saw %d events, want its own and b's", len(onA.all()))
+	}
+	if got := onA.all(); !slices.Equal(got, []string{evt.ID, sentinel.ID}) {
+		t.Fatalf("a's OnEphemeral saw %d events, want exactly its own once then b's", len(got))
+	}
+}

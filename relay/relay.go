@@ -55,7 +55,7 @@ func Open(ctx context.Context, cfg Config) (*Relay, error) {
 	r := &Relay{cfg: cfg, log: cfg.Logger, store: st, conns: map[*khatru.WebSocket]struct{}{}}
 	r.khatru = khatru.NewRouter()
 	r.wire()
-	if err := st.startIngest(r.announce); err != nil {
+	if err := st.startIngest(r.announce, r.announceRemoteEphemeral); err != nil {
 		st.close()
 		return nil, err
 	}
@@ -168,6 +168,13 @@ func (r *Relay) Stats() Stats {
 func (r *Relay) announce(evt *nostr.Event) {
 	r.log.Debug("event stored", "id", evt.ID, "kind", evt.Kind, "pubkey", evt.PubKey)
 	r.stored.fire(evt)
+	r.khatru.BroadcastEvent(evt)
+}
+
+// announceRemoteEphemeral tells OnEphemeral listeners and live subscribers
+// about an ephemeral event another instance accepted (Postgres mode).
+func (r *Relay) announceRemoteEphemeral(evt *nostr.Event) {
+	r.ephemeral.fire(evt)
 	r.khatru.BroadcastEvent(evt)
 }
 

@@ -14,6 +14,9 @@ var (
 	// ErrUnstorable means the event holds a string PostgreSQL cannot store
 	// (a NUL character, invalid UTF-8).
 	ErrUnstorable = errors.New("pgstore: the event holds a NUL character or invalid UTF-8")
+	// ErrTooLarge means an ephemeral event's JSON does not fit a NOTIFY
+	// payload (8000 bytes): it reaches this instance's subscribers only.
+	ErrTooLarge = errors.New("pgstore: event too large for NOTIFY")
 	// ErrEphemeral means an ephemeral event was given to be stored.
 	ErrEphemeral = errors.New("pgstore: ephemeral events are not stored")
 	// ErrSchemaTooNew means the database was migrated by a newer binary.

@@ -43,6 +43,15 @@ type Listener struct {
 	// refused, deleted, replaced and expired sequence numbers too. A writer
 	// that knows its commit's counter (SaveBatchHead) can wait for it.
 	Progress func(head int64)
+	// Ephemeral, when set, receives (from Run's goroutine) the ephemeral
+	// events other Stores sent with NotifyEphemeral, as they arrive (no
+	// catch-up: those sent while the connection is down are lost).
+	Ephemeral func(*nostr.Event)
+	// Listening, when set, is called (from Run's goroutine) after each
+	// (re)connect once every channel is listened on and the catch-up done.
+	Listening func()
+
+	channels, listened int // per connection; only touched by the Run goroutine
 
 	connects atomic.Int64
 }
@@ -86,6 +95,11 @@ func (l *Listener) RunAfter(ctx context.Context, after int64) error {
 	}
 	pl := &pgxlisten.Listener{Connect: l.connect, ReconnectDelay: delay, LogError: l.logError}
 	pl.Handle(Channel, handler{l})
+	l.channels = 1
+	if l.Ephemeral != nil {
+		pl.Handle(EphemeralChannel, ephemeralHandler{l})
+		l.channels = 2
+	}
 	err := pl.Listen(ctx)
 	if ctx.Err() != nil {
 		return nil
@@ -111,7 +125,23 @@ type handler struct{ l *Listener }
 
 func (h handler) HandleBacklog(ctx context.Context, _ string, conn *pgx.Conn) error {
 	h.l.connects.Add(1)
-	return h.l.catchUp(ctx, conn)
+	err := h.l.catchUp(ctx, conn)
+	h.l.listenedOne()
+	return err
+}
+
+// listenedOne counts a channel listened on; after the last of a
+// connection it calls Listening. pgxlisten listens on the channels one
+// after the other, each followed by its backlog call.
+func (l *Listener) listenedOne() {
+	l.listened++
+	if l.listened < l.channels {
+		return
+	}
+	l.listened = 0
+	if l.Listening != nil {
+		l.Listening()
+	}
 }
 
 func (h handler) HandleNotification(ctx context.Context, n *pgconn.Notification, conn *pgx.Conn) error {

@@ -29,6 +29,8 @@ type Store struct {
 	// ("" makes it unsearchable); nil: the content and the values of the
 	// descriptive tags (searchTags). Set it before the first save.
 	SearchText func(*nostr.Event) string
+
+	origin string // names this Store in ephemeral notifications
 }
 
 // Open connects to the database at url and migrates its schema.
@@ -41,7 +43,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool}, nil
+	return &Store{pool: pool, origin: newOrigin()}, nil
 }
 
 // Close closes the store's connections.
