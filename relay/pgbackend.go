@@ -38,6 +38,7 @@ type pgBackend struct {
 	pg     *pgstore.Store
 	limits Limits
 	log    *slog.Logger
+	lock   *dirLock // the data directory's, when there is one
 
 	in       chan *pgWrite
 	out      chan pgCommit
@@ -73,6 +74,27 @@ type pgWrite struct {
 type pgCommit struct {
 	batch []*pgWrite
 	head  int64
+}
+
+// openPGLocked is openPG holding DataDir's lock (when there is a DataDir):
+// the relay keeps nothing there in Postgres mode, but the rest of the node
+// does, and two instances must not share it.
+func openPGLocked(ctx context.Context, cfg Config) (*pgBackend, error) {
+	var lock *dirLock
+	if cfg.DataDir != "" {
+		l, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		lock = l
+	}
+	b, err := openPG(ctx, cfg.Postgres, cfg.Limits, cfg.Logger)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	b.lock = lock
+	return b, nil
 }
 
 // openPG connects to the database at url and migrates it; a database that
@@ -398,5 +420,6 @@ func (b *pgBackend) close() error {
 		b.lwg.Wait()
 	}
 	b.pg.Close()
+	b.lock.release()
 	return nil
 }

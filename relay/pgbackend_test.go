@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -122,5 +123,15 @@ func TestPostgres_EphemeralAcrossRelays(t *testing.T) {
 	}
 	if got := onA.all(); !slices.Equal(got, []string{evt.ID, sentinel.ID}) {
 		t.Fatalf("a's OnEphemeral saw %d events, want exactly its own once then b's", len(got))
+	}
+}
+
+// TestPostgres_DataDirLocked: in Postgres mode the data directory is still
+// locked (the daemon's files live there): a second relay on it is refused.
+func TestPostgres_DataDirLocked(t *testing.T) {
+	url, dir := pgtest.URL(t), t.TempDir()
+	openTestRelayConfig(t, Config{Postgres: url, DataDir: dir, Version: "test"})
+	if _, err := Open(context.Background(), Config{Postgres: url, DataDir: dir, Version: "test"}); !errors.Is(err, ErrDataDirInUse) {
+		t.Fatalf("second relay on the data dir: %v, want ErrDataDirInUse", err)
 	}
 }

@@ -71,7 +71,7 @@ func Open(ctx context.Context, cfg Config) (*Relay, error) {
 // else LMDB and bluge in DataDir.
 func openBackend(ctx context.Context, cfg Config) (backend, error) {
 	if cfg.Postgres != "" {
-		return openPG(ctx, cfg.Postgres, cfg.Limits, cfg.Logger)
+		return openPGLocked(ctx, cfg)
 	}
 	return openStore(ctx, cfg.DataDir, cfg.Limits, cfg.Logger)
 }
