@@ -16,6 +16,10 @@ import (
 	"github.com/agentnode/agentnode/relay/pgstore"
 )
 
+// pgPurgeEvery is how often an instance deletes the NIP-40-expired events
+// (queries hide them meanwhile; every instance purges, idempotently).
+const pgPurgeEvery = time.Minute
+
 // pgOpenTimeout bounds connecting to and migrating the database at Open.
 const pgOpenTimeout = 15 * time.Second
 
@@ -141,11 +145,36 @@ func (b *pgBackend) startIngest(announce, remote func(*nostr.Event)) error {
 		b.lwg.Wait()
 		return fmt.Errorf("relay: postgres: the listener did not connect within %v", pgOpenTimeout)
 	}
+	b.lwg.Add(1)
+	go func() { defer b.lwg.Done(); b.purgeLoop(ctx) }()
 	b.wg.Add(2)
 	go func() { defer b.wg.Done(); b.writeLoop() }()
 	go func() { defer b.wg.Done(); b.releaseLoop() }()
 	b.started = true
 	return nil
+}
+
+// purgeLoop purges expired events every pgPurgeEvery until ctx ends.
+func (b *pgBackend) purgeLoop(ctx context.Context) {
+	tick := time.NewTicker(pgPurgeEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			b.purge(ctx)
+		}
+	}
+}
+
+// purge deletes the events expired by now and returns how many.
+func (b *pgBackend) purge(ctx context.Context) int64 {
+	n, err := b.pg.PurgeExpired(ctx, nostr.Now())
+	if err != nil && ctx.Err() == nil {
+		b.log.Warn("expired events not purged", "err", err)
+	}
+	return n
 }
 
 // shareEphemeral notifies the other instances of an accepted ephemeral

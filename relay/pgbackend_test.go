@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -133,5 +134,26 @@ func TestPostgres_DataDirLocked(t *testing.T) {
 	openTestRelayConfig(t, Config{Postgres: url, DataDir: dir, Version: "test"})
 	if _, err := Open(context.Background(), Config{Postgres: url, DataDir: dir, Version: "test"}); !errors.Is(err, ErrDataDirInUse) {
 		t.Fatalf("second relay on the data dir: %v, want ErrDataDirInUse", err)
+	}
+}
+
+// TestPostgres_PurgeExpired: the purge the backend runs every
+// pgPurgeEvery deletes exactly the expired events.
+func TestPostgres_PurgeExpired(t *testing.T) {
+	tr := openTestRelayConfig(t, Config{Postgres: pgtest.URL(t), Version: "test"})
+	b := tr.store.(*pgBackend)
+	sk := nostr.GeneratePrivateKey()
+	ctx := context.Background()
+	past := strconv.FormatInt(int64(nostr.Now())-10, 10)
+	expired := signedAt(t, sk, 1, nostr.Now()-20, "gone", nostr.Tag{"expiration", past})
+	kept := signedAt(t, sk, 1, nostr.Now(), "kept")
+	if _, err := b.pg.SaveBatch(ctx, []*nostr.Event{expired, kept}); err != nil { // past the relay's RejectExpired
+		t.Fatal(err)
+	}
+	if n := b.purge(ctx); n != 1 {
+		t.Fatalf("purged %d events, want 1", n)
+	}
+	if got, _ := tr.QuerySync(ctx, nostr.Filter{IDs: []string{kept.ID}}); len(got) != 1 {
+		t.Fatal("the unexpired event was purged")
 	}
 }
