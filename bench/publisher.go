@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,13 +30,15 @@ func publishMany(ctx context.Context, url string, evts []*nostr.Event, conns, wi
 		errs[i] = errNotSent
 	}
 	pubs := make([]*publisher, 0, conns)
+	urls := strings.Split(url, ",") // several instances of one relay: connections round-robin
 	for c := range conns {
-		ws, _, derr := websocket.DefaultDialer.DialContext(ctx, url, nil)
+		u := urls[c%len(urls)]
+		ws, _, derr := websocket.DefaultDialer.DialContext(ctx, u, nil)
 		if derr != nil {
 			for _, p := range pubs {
 				p.conn.Close()
 			}
-			return lat, errs, 0, fmt.Errorf("dial %s: %w", url, derr)
+			return lat, errs, 0, fmt.Errorf("dial %s: %w", u, derr)
 		}
 		pubs = append(pubs, newPublisher(ws, c, conns, evts, frames, window, lat, errs))
 	}

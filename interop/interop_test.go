@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentnode/agentnode/internal/pgtest"
 )
 
 // Deadlines of the harness; nothing sleeps for a fixed time.
@@ -24,7 +26,10 @@ const (
 )
 
 // TestNostrToolsInterop runs relay.test.mjs (nostr-tools) against a freshly
-// built `agentnode serve`, then checks the server stops cleanly on SIGTERM.
+// built `agentnode serve`, then checks the server stops cleanly on SIGTERM:
+// once per storage mode, the same suite (lmdb: the embedded default;
+// postgres: --postgres on a fresh database of the test cluster,
+// internal/pgtest). -run 'TestNostrToolsInterop/postgres' picks one.
 func TestNostrToolsInterop(t *testing.T) {
 	root := moduleRoot(t)
 	dir := filepath.Join(root, "interop")
@@ -37,10 +42,20 @@ func TestNostrToolsInterop(t *testing.T) {
 	}
 
 	bin := buildAgentnode(t, root)
-	srv := startServer(t, bin)
-	runNodeTests(t, node, dir, "ws://"+srv.addr, bin)
-	srv.stop(t)
+	for _, mode := range []string{"lmdb", "postgres"} {
+		t.Run(mode, func(t *testing.T) {
+			var env []string
+			if mode == "postgres" {
+				env = []string{"AGENTNODE_POSTGRES=" + pgtest.URL(t)}
+			}
+			srv := startServerWith(t, bin, t.TempDir(), env)
+			runNodeTests(t, node, dir, "ws://"+srv.addr, bin)
+			srv.stop(t)
+		})
+	}
 }
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // moduleRoot is the directory of the main module's go.mod.
 func moduleRoot(t *testing.T) string {

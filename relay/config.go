@@ -11,6 +11,11 @@ import (
 type Config struct {
 	// DataDir holds the LMDB environment (events/) and the search index (search/).
 	DataDir string
+	// Postgres, when set, is the URL of a PostgreSQL database that holds
+	// the events instead (relay/pgstore; DataDir is then unused by the
+	// relay): several instances on one database act as one relay. See
+	// docs/POSTGRES.md.
+	Postgres string
 	// Name, Description, PubKey (the operator's, 64-hex) and Contact go
 	// into the NIP-11 document (SetOperator changes them).
 	Name        string

@@ -78,6 +78,12 @@ type node struct {
 // websocket connections.
 func startNode(t *testing.T, bin, data string) *node {
 	t.Helper()
+	return startNodeArgs(t, bin, data)
+}
+
+// startNodeArgs is startNode with more serve arguments (--postgres URL).
+func startNodeArgs(t *testing.T, bin, data string, extra ...string) *node {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +91,7 @@ func startNode(t *testing.T, bin, data string) *node {
 	addr := ln.Addr().String()
 	ln.Close()
 	n := &node{url: "ws://" + addr, logs: &bytes.Buffer{}, exited: make(chan struct{})}
-	n.cmd = exec.Command(bin, "serve", "--listen", addr, "--data", data, "--log-level", "warn")
+	n.cmd = exec.Command(bin, append([]string{"serve", "--listen", addr, "--data", data, "--log-level", "warn"}, extra...)...)
 	n.cmd.Env = append(os.Environ(), "AGENTNODE_PASSPHRASE=crash-test")
 	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
 	if err := n.cmd.Start(); err != nil {

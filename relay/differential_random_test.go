@@ -30,39 +30,45 @@ func TestRelay_RandomizedQueriesEqualBruteForce(t *testing.T) {
 	if testing.Short() {
 		n, queries = 300, 150
 	}
-	for _, seed := range []uint64{7, 8} {
-		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(seed, seed*31+1))
-			tr := openTestRelay(t, t.TempDir(), Limits{RequestsPerSecond: -1})
-			g := newRandomStore(t, rng, n)
-			ctx := context.Background()
-			for _, evt := range g.events {
-				if err := tr.Publish(ctx, evt); err != nil {
-					t.Fatalf("publish kind %d: %v", evt.Kind, err)
-				}
+	for _, be := range testBackends {
+		for _, seed := range []uint64{7, 8} {
+			t.Run(be+"/"+strconv.FormatUint(seed, 10), func(t *testing.T) {
+				testRandomizedQueries(t, be, seed, n, queries)
+			})
+		}
+	}
+}
+
+func testRandomizedQueries(t *testing.T, be string, seed uint64, n, queries int) {
+	rng := rand.New(rand.NewPCG(seed, seed*31+1))
+	tr := openBackendRelay(t, be, Limits{RequestsPerSecond: -1})
+	g := newRandomStore(t, rng, n)
+	ctx := context.Background()
+	for _, evt := range g.events {
+		if err := tr.Publish(ctx, evt); err != nil {
+			t.Fatalf("publish kind %d: %v", evt.Kind, err)
+		}
+	}
+	ws, _, err := websocket.DefaultDialer.Dial(tr.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for i := range queries {
+		f := g.filter()
+		want := bruteForce(g.events, f)
+		got, err := tr.QuerySync(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got), want) {
+			t.Fatalf("filter %d %v:\n got %d %v\nwant %d %v", i, f, len(got), short(ids(got)), len(want), short(want))
+		}
+		if i%8 == 0 {
+			if wire := reqIDs(t, ws, "r"+strconv.Itoa(i), f); !slices.Equal(wire, want) {
+				t.Fatalf("websocket filter %d %v:\n got %d %v\nwant %d %v", i, f, len(wire), short(wire), len(want), short(want))
 			}
-			ws, _, err := websocket.DefaultDialer.Dial(tr.URL, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ws.Close()
-			for i := range queries {
-				f := g.filter()
-				want := bruteForce(g.events, f)
-				got, err := tr.QuerySync(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(ids(got), want) {
-					t.Fatalf("filter %d %v:\n got %d %v\nwant %d %v", i, f, len(got), short(ids(got)), len(want), short(want))
-				}
-				if i%8 == 0 {
-					if wire := reqIDs(t, ws, "r"+strconv.Itoa(i), f); !slices.Equal(wire, want) {
-						t.Fatalf("websocket filter %d %v:\n got %d %v\nwant %d %v", i, f, len(wire), short(wire), len(want), short(want))
-					}
-				}
-			}
-		})
+		}
 	}
 }
 

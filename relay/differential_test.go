@@ -15,11 +15,17 @@ import (
 // checks the answers to random filters against filter.Matches over the same
 // events (the oracle), in-process and over a websocket.
 func TestRelay_DifferentialQueries(t *testing.T) {
+	for _, be := range testBackends {
+		t.Run(be, func(t *testing.T) { testDifferentialQueries(t, be) })
+	}
+}
+
+func testDifferentialQueries(t *testing.T, be string) {
 	n := 2000
 	if testing.Short() {
 		n = 400
 	}
-	tr := openTestRelay(t, t.TempDir(), Limits{})
+	tr := openBackendRelay(t, be, Limits{})
 	rng := rand.New(rand.NewPCG(1, 2))
 	w := newRandomWorld(rng)
 	ctx := context.Background()

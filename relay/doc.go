@@ -9,6 +9,12 @@
 // once the event's transaction is durable, and stored events are announced
 // (OnStored, live broadcast) in commit order. See docs/RELAY.md.
 //
+// With Config.Postgres the events live in PostgreSQL instead (relay/pgstore):
+// the same hooks behind one storage seam (backend.go), one SaveBatch per
+// group commit, and live broadcast and OnStored driven by the pgstore
+// Listener, so that every instance on the database delivers every
+// instance's events, in commit order (docs/POSTGRES.md, docs/SCALE.md).
+//
 // A Relay owns its storage and its background work: Open starts nothing but
 // the stores and their writer, Close drains in-flight work and closes them.
 //

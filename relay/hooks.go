@@ -21,8 +21,12 @@ type storedHooks struct {
 // goroutine, once per stored event in commit order, after the event is
 // durable and before Publish returns or the client gets its OK: it must be
 // quick, must not block and must not publish (a publish from fn would wait
-// for the announcer itself). The returned function unregisters fn; after
-// it returns, fn is not called again.
+// for the announcer itself). With Config.Postgres, fn runs on the pgstore
+// Listener's goroutine instead, for the events stored by every instance on
+// the database, in commit order, once each; an event stored through this
+// instance is announced before its OK as well (unless the Listener lags
+// more than 5 s). The returned function unregisters fn; after it returns,
+// fn is not called again.
 func (r *Relay) OnStored(fn func(*nostr.Event)) (remove func()) {
 	return r.stored.add(fn)
 }

@@ -198,7 +198,7 @@ func TestRelay_UnstorableEventIsRefusedAlone(t *testing.T) {
 // company.
 func TestIngester_BatchesGrowWithTheQueue(t *testing.T) {
 	tr := openTestRelay(t, t.TempDir(), Limits{EventsPerSecond: -1})
-	g := tr.store.ingest
+	g := tr.store.(*store).ingest
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var sizes []int

@@ -24,7 +24,7 @@ type Relay struct {
 	cfg    Config
 	log    *slog.Logger
 	khatru *khatru.Router
-	store  *store
+	store  backend // store (LMDB + bluge) or pgBackend (PostgreSQL)
 
 	connMu sync.Mutex
 	conns  map[*khatru.WebSocket]struct{}
@@ -37,26 +37,43 @@ type Relay struct {
 	ephemeral storedHooks // OnEphemeral listeners (ephemeral.go)
 }
 
-// Open opens (creating if needed) the data directory and wires the relay.
-// It starts no listener: serve the returned Relay with an http.Server.
+// Open opens (creating if needed) the data directory, or with
+// Config.Postgres the database, and wires the relay. It starts no
+// network listener: serve the returned Relay with an http.Server.
 func Open(ctx context.Context, cfg Config) (*Relay, error) {
-	if cfg.DataDir == "" {
+	if cfg.DataDir == "" && cfg.Postgres == "" {
 		return nil, errors.New("relay: no data directory")
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	st, err := openStore(ctx, cfg.DataDir, cfg.Limits, cfg.Logger)
+	st, err := openBackend(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	r := &Relay{cfg: cfg, log: cfg.Logger, store: st, conns: map[*khatru.WebSocket]struct{}{}}
 	r.khatru = khatru.NewRouter()
 	r.wire()
-	st.startIngest(r.announce)
-	r.log.Info("relay opened", "data", cfg.DataDir)
+	if err := st.startIngest(r.announce, r.announceRemoteEphemeral); err != nil {
+		st.close()
+		return nil, err
+	}
+	if cfg.Postgres != "" {
+		r.log.Info("relay opened", "store", "postgres")
+	} else {
+		r.log.Info("relay opened", "data", cfg.DataDir)
+	}
 	return r, nil
+}
+
+// openBackend picks the store: PostgreSQL when Config.Postgres is set,
+// else LMDB and bluge in DataDir.
+func openBackend(ctx context.Context, cfg Config) (backend, error) {
+	if cfg.Postgres != "" {
+		return openPGLocked(ctx, cfg)
+	}
+	return openStore(ctx, cfg.DataDir, cfg.Limits, cfg.Logger)
 }
 
 // wire installs storage, policies and endpoints on the khatru relay.
@@ -139,10 +156,10 @@ type Stats struct {
 
 // Stats reports the relay's counters.
 func (r *Relay) Stats() Stats {
-	g := r.store.ingest
+	g := r.store.stats()
 	return Stats{Connections: r.Connections(), Subscriptions: r.khatru.Relay.ListenerCount(),
-		SlowConsumers: r.slowConsumers.Load(), Batches: g.batches.Load(), BatchOps: g.batchOps.Load(),
-		CommitTime: time.Duration(g.commitNanos.Load())}
+		SlowConsumers: r.slowConsumers.Load(), Batches: g.batches, BatchOps: g.ops,
+		CommitTime: time.Duration(g.commitNanos)}
 }
 
 // announce tells OnStored listeners and live subscribers about an event
@@ -151,6 +168,13 @@ func (r *Relay) Stats() Stats {
 func (r *Relay) announce(evt *nostr.Event) {
 	r.log.Debug("event stored", "id", evt.ID, "kind", evt.Kind, "pubkey", evt.PubKey)
 	r.stored.fire(evt)
+	r.khatru.BroadcastEvent(evt)
+}
+
+// announceRemoteEphemeral tells OnEphemeral listeners and live subscribers
+// about an ephemeral event another instance accepted (Postgres mode).
+func (r *Relay) announceRemoteEphemeral(evt *nostr.Event) {
+	r.ephemeral.fire(evt)
 	r.khatru.BroadcastEvent(evt)
 }
 

@@ -3,12 +3,17 @@ package relay
 import (
 	"context"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/pgtest"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // testRelay is a relay served over a real websocket for one test.
 type testRelay struct {
@@ -19,7 +24,27 @@ type testRelay struct {
 
 func openTestRelay(t *testing.T, dir string, limits Limits) *testRelay {
 	t.Helper()
-	r, err := Open(context.Background(), Config{DataDir: dir, Limits: limits, Version: "test"})
+	return openTestRelayConfig(t, Config{DataDir: dir, Limits: limits, Version: "test"})
+}
+
+// testBackends are the storage backends each conformance test runs on:
+// the same test, the same oracle.
+var testBackends = []string{"lmdb", "postgres"}
+
+// openBackendRelay opens a test relay on the named backend: LMDB in a
+// temp dir, or a fresh database of the test's PostgreSQL cluster
+// (internal/pgtest; skipped, saying why, where PostgreSQL is absent).
+func openBackendRelay(t *testing.T, name string, limits Limits) *testRelay {
+	t.Helper()
+	if name == "postgres" {
+		return openTestRelayConfig(t, Config{Postgres: pgtest.URL(t), Limits: limits, Version: "test"})
+	}
+	return openTestRelay(t, t.TempDir(), limits)
+}
+
+func openTestRelayConfig(t *testing.T, cfg Config) *testRelay {
+	t.Helper()
+	r, err := Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,10 +165,20 @@ func (s *store) close() error {
 
 // startIngest starts the writer; announce is called with every stored
 // event in commit order (see ingester).
-func (s *store) startIngest(announce func(*nostr.Event)) {
+func (s *store) startIngest(announce, _ func(*nostr.Event)) error {
 	s.ingest.announce = announce
 	s.ingest.started = true
 	s.ingest.start()
+	return nil
+}
+
+// shareEphemeral does nothing: an LMDB relay is one instance.
+func (s *store) shareEphemeral(context.Context, *nostr.Event) {}
+
+// stats are the writer's counters.
+func (s *store) stats() ingestStats {
+	g := s.ingest
+	return ingestStats{batches: g.batches.Load(), ops: g.batchOps.Load(), commitNanos: g.commitNanos.Load()}
 }
 
 // save stores a regular event (a kind 5 deletion also removes the

@@ -23,6 +23,7 @@ const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D]
        bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json] [TARGETS]
        bench hostile [--events N] [--slow N] [--stored N] [--counts N] [--reqs N] [--dir D] [--json]
        bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
+       bench delivery --from ws://B --to ws://A [--name NAME] ... [--events N] [--json]   (live delivery latency, publish on B -> subscription on A)
        bench serve  --relay khatru+lmdb|agentnode [--listen ADDR] [--dir D]   (a bench relay in its own process, to be a --target)
 TARGETS: running relays measured beside the in-process ones, repeatable:
        --target ws://host:port [--name NAME] [--target-pid PID]   (pid: CPU of that process from /proc)`
@@ -32,12 +33,13 @@ type tableWriter interface{ WriteTable(w io.Writer) error }
 
 // benchRunners are the bench subcommands.
 var benchRunners = map[string]func(ctx context.Context, m *Main, args []string) (tableWriter, bool, error){
-	"ingest":  runBenchIngest,
-	"query":   runBenchQuery,
-	"fanout":  runBenchFanout,
-	"relay":   runBenchRelay,
-	"hostile": runBenchHostile,
-	"serve":   runBenchServe,
+	"ingest":   runBenchIngest,
+	"query":    runBenchQuery,
+	"fanout":   runBenchFanout,
+	"relay":    runBenchRelay,
+	"hostile":  runBenchHostile,
+	"serve":    runBenchServe,
+	"delivery": runBenchDelivery,
 }
 
 func runBench(ctx context.Context, m *Main, args []string) error {
@@ -155,7 +157,7 @@ func parseBenchFlags(m *Main, name string, args []string) (opts bench.RelayOptio
 type targetFlags struct{ urls, names, pids listFlag }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
-	fs.Var(&tf.urls, "target", "a running relay to measure beside the in-process ones, ws://host:port (repeatable)")
+	fs.Var(&tf.urls, "target", "a running relay to measure beside the in-process ones, ws://host:port (repeatable); ws://a,ws://b: instances of one relay, publisher connections spread round-robin (ingest)")
 	fs.Var(&tf.names, "name", "the name of the --target of the same position in the report (repeatable)")
 	fs.Var(&tf.pids, "target-pid", "the pid of the --target of the same position, for its CPU per query (repeatable)")
 }
@@ -167,8 +169,10 @@ func (tf *targetFlags) targets() ([]bench.Target, error) {
 	}
 	var out []bench.Target
 	for i, u := range tf.urls {
-		if !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
-			return nil, usagef("bench: --target %q is not a ws:// or wss:// URL", u)
+		for _, part := range strings.Split(u, ",") {
+			if !strings.HasPrefix(part, "ws://") && !strings.HasPrefix(part, "wss://") {
+				return nil, usagef("bench: --target %q is not a ws:// or wss:// URL (or a comma-separated list of them)", u)
+			}
 		}
 		t := bench.Target{Name: u, URL: u}
 		if i < len(tf.names) {
@@ -244,3 +248,32 @@ func runBenchServe(ctx context.Context, m *Main, args []string) (tableWriter, bo
 type emptyReport struct{}
 
 func (emptyReport) WriteTable(io.Writer) error { return nil }
+
+// runBenchDelivery measures live delivery latency between running relays
+// (the instances of one relay on PostgreSQL: docs/SCALE.md).
+func runBenchDelivery(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
+	var opts bench.DeliveryOptions
+	var asJSON bool
+	var from, to, names listFlag
+	fs := m.newFlagSet("bench delivery", benchUsage)
+	fs.Var(&from, "from", "the relay events are published on, ws://host:port (repeatable, pairs with --to)")
+	fs.Var(&to, "to", "the relay whose live subscription receives them (repeatable)")
+	fs.Var(&names, "name", "the name of the route of the same position (repeatable)")
+	fs.IntVar(&opts.Events, "events", bench.DefaultDeliveryEvents, "events per route, published one at a time")
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	if err := parseBenchArgs(fs, args, "delivery"); err != nil {
+		return nil, false, err
+	}
+	if len(from) == 0 || len(from) != len(to) || len(names) > len(from) {
+		return nil, false, usagef("bench delivery: want as many --from as --to, at least one")
+	}
+	for i := range from {
+		p := bench.DeliveryPair{Name: from[i] + " -> " + to[i], From: from[i], To: to[i]}
+		if i < len(names) {
+			p.Name = names[i]
+		}
+		opts.Pairs = append(opts.Pairs, p)
+	}
+	rep, err := bench.RunDelivery(ctx, opts)
+	return rep, asJSON, err
+}

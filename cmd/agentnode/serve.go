@@ -33,6 +33,7 @@ const (
 type ServeConfig struct {
 	Listen   string // host:port to listen on
 	DataDir  string // where events and indexes live
+	Postgres string // --postgres: events in this PostgreSQL database instead (serve_config_postgres.go)
 	LogLevel string // debug, info, warn, error
 	LogJSON  bool   // JSON logs instead of text
 
@@ -75,7 +76,7 @@ type ServeCommand struct {
 
 // FlagSet declares serve's flags, bound to c.Config, with environment defaults.
 func (c *ServeCommand) FlagSet() *flag.FlagSet {
-	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--config FILE] [--peer URL]...")
+	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--postgres URL] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--config FILE] [--peer URL]...")
 	c.Config.Peers = nil // defaults from the environment; --peer adds to them
 	for _, p := range strings.Split(c.m.envOr("AGENTNODE_PEERS", ""), ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -84,6 +85,7 @@ func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	}
 	fs.StringVar(&c.Config.Listen, "listen", c.m.envOr("AGENTNODE_LISTEN", DefaultListen), "address to listen on (env AGENTNODE_LISTEN)")
 	fs.StringVar(&c.Config.DataDir, "data", c.m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
+	fs.StringVar(&c.Config.Postgres, "postgres", c.m.envOr("AGENTNODE_POSTGRES", ""), "PostgreSQL URL: the relay's events live there, shared by every instance on it, see docs/POSTGRES.md (env AGENTNODE_POSTGRES)")
 	fs.StringVar(&c.Config.LogLevel, "log-level", c.m.envOr("AGENTNODE_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTNODE_LOG_LEVEL)")
 	fs.BoolVar(&c.Config.LogJSON, "log-json", false, "write logs as JSON lines")
 	fs.StringVar(&c.Config.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts agent keys (NIP-49); else env AGENTNODE_PASSPHRASE")
@@ -223,7 +225,7 @@ func closeErr(fn func() error) func(context.Context) error {
 // openRelay opens the embedded relay; the agents' HTTP API is mounted on
 // it by openDaemon.
 func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error {
-	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Version: Version, Logger: logger, Limits: c.relayLimits(),
+	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(),
 		TrustedProxies: c.httpConfig().trusted})
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ import (
 //	 "dm":       {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
 //	 "a2a":      {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
 //	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90},
+//	 "postgres": {"url": "postgres://agentnode@db:5432/agentnode"},
 //	 "relay":    {"events_per_second": 200, "max_subscriptions": 200, "max_outbound_bytes": 8388608, ...},
 //	 "http":     {"trusted_proxies": ["10.0.0.0/8"], "max_body_bytes": 1048576,
 //	              "read_timeout_seconds": 30, "write_timeout_seconds": 60, "long_write_timeout_seconds": 600,
@@ -46,8 +47,9 @@ type serveFile struct {
 	Directory serveDirectory `json:"directory"`
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
-	Node      serveNode      `json:"node"` // serve_config_node.go
-	Routing   serveRouting   `json:"-"`    // "models", "router": serve_config_models.go
+	Node      serveNode      `json:"node"`     // serve_config_node.go
+	Postgres  servePostgres  `json:"postgres"` // serve_config_postgres.go
+	Routing   serveRouting   `json:"-"`        // "models", "router": serve_config_models.go
 
 	State serveStateConfig `json:"state"` // serve_config_state.go
 
@@ -58,13 +60,16 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state", "node", "models", "router"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state", "node", "models", "router", "postgres"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
 // readConfigFile reads --config (or AGENTNODE_CONFIG) after the flags
 // were parsed; without one, the flags alone set the policy.
 func (c *ServeCommand) readConfigFile(fs *flag.FlagSet) error {
+	if err := c.checkPostgresFlag(); err != nil {
+		return err
+	}
 	f := &serveFile{}
 	fs.Visit(func(fl *flag.Flag) { f.followsFlag = f.followsFlag || fl.Name == "trust-follows" })
 	if c.Config.ConfigFile != "" {
@@ -103,6 +108,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parseNodeSection(top, f); err != nil {
+		return err
+	}
+	if err := parsePostgresSection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]

@@ -38,7 +38,39 @@ var migrations = []string{
 	CREATE INDEX pgstore_events_expires ON pgstore_events (expires_at) WHERE expires_at IS NOT NULL;
 	CREATE TABLE pgstore_seq (one boolean PRIMARY KEY DEFAULT true CHECK (one), n bigint NOT NULL);
 	INSERT INTO pgstore_seq (n) VALUES (0);`,
+	// 2: one row per (event, tag value) ordered by created_at, so that a
+	// query on one tag value walks its newest events and stops at the
+	// limit (the GIN index on tagvalues finds every match, then sorts
+	// them all). Kept by a trigger; values longer than maxIndexedTag
+	// bytes are left out (a btree entry is at most ~2.7 kB), and queries
+	// on them use the GIN index.
+	`CREATE TABLE pgstore_tags (
+		tag_id      text NOT NULL,
+		tv          text NOT NULL,
+		tag_created bigint NOT NULL
+	);
+	CREATE INDEX pgstore_tags_order ON pgstore_tags (tv, tag_created DESC, tag_id);
+	CREATE INDEX pgstore_tags_event ON pgstore_tags (tag_id);
+	CREATE FUNCTION pgstore_tags_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN
+		IF TG_OP IN ('UPDATE', 'DELETE') THEN
+			DELETE FROM pgstore_tags WHERE tag_id = OLD.id;
+		END IF;
+		IF TG_OP IN ('INSERT', 'UPDATE') THEN
+			INSERT INTO pgstore_tags (tag_id, tv, tag_created)
+				SELECT DISTINCT NEW.id, v, NEW.created_at FROM unnest(NEW.tagvalues) v WHERE octet_length(v) <= 512;
+		END IF;
+		RETURN NULL;
+	END $$;
+	CREATE TRIGGER pgstore_tags_sync AFTER INSERT OR UPDATE OR DELETE ON pgstore_events
+		FOR EACH ROW EXECUTE FUNCTION pgstore_tags_sync();
+	INSERT INTO pgstore_tags (tag_id, tv, tag_created)
+		SELECT DISTINCT e.id, v, e.created_at FROM pgstore_events e, unnest(e.tagvalues) v WHERE octet_length(v) <= 512;`,
 }
+
+// maxIndexedTag is the longest "key\x1fvalue" (bytes) pgstore_tags holds
+// (migration 2).
+const maxIndexedTag = 512
 
 // SchemaVersion is the schema version this binary knows.
 var SchemaVersion = len(migrations)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,10 +22,7 @@ func (s *Store) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, erro
 	if f.LimitZero {
 		return nil, nil
 	}
-	where, args := whereClause(f, nostr.Now())
-	args = append(args, s.limit(f))
-	sql := `SELECT ` + eventCols + ` FROM pgstore_events WHERE ` + where +
-		` ORDER BY created_at DESC, id ASC LIMIT $` + strconv.Itoa(len(args))
+	sql, args := selectSQL(f, nostr.Now(), s.limit(f))
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: query: %w", err)
@@ -53,6 +51,52 @@ func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
 		return 0, fmt.Errorf("pgstore: count: %w", err)
 	}
 	return n, nil
+}
+
+// selectSQL is the query for f. A filter with a tag of exactly one value
+// is driven by that value's rows of pgstore_tags, walked newest first
+// (index pgstore_tags_order), so the database stops at the limit; any
+// other filter is answered from pgstore_events' own indexes.
+func selectSQL(f nostr.Filter, now nostr.Timestamp, limit int) (string, []any) {
+	where, args := whereClause(f, now)
+	tv := drivingTag(f)
+	if tv == "" {
+		args = append(args, limit)
+		return `SELECT ` + eventCols + ` FROM pgstore_events WHERE ` + where +
+			` ORDER BY created_at DESC, id ASC LIMIT $` + strconv.Itoa(len(args)), args
+	}
+	n := len(args)
+	conds := []string{`t.tv = $` + strconv.Itoa(n+1)}
+	args = append(args, tv)
+	if f.Since != nil {
+		args = append(args, int64(*f.Since))
+		conds = append(conds, `t.tag_created >= $`+strconv.Itoa(len(args)))
+	}
+	if f.Until != nil {
+		args = append(args, int64(*f.Until))
+		conds = append(conds, `t.tag_created <= $`+strconv.Itoa(len(args)))
+	}
+	args = append(args, limit)
+	return `SELECT ` + eventCols + ` FROM pgstore_tags t JOIN pgstore_events ON id = t.tag_id WHERE ` +
+		strings.Join(conds, " AND ") + ` AND ` + where +
+		` ORDER BY t.tag_created DESC, t.tag_id ASC LIMIT $` + strconv.Itoa(len(args)), args
+}
+
+// drivingTag is the "key\x1fvalue" of a tag of f that has exactly one
+// value short enough for pgstore_tags (the first such key in sorted
+// order), or "".
+func drivingTag(f nostr.Filter) string {
+	keys := make([]string, 0, len(f.Tags))
+	for k, vs := range f.Tags {
+		if len(vs) == 1 && len(k)+len(tagSep)+len(vs[0]) <= maxIndexedTag {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	slices.Sort(keys)
+	return keys[0] + tagSep + f.Tags[keys[0]][0]
 }
 
 func (s *Store) limit(f nostr.Filter) int {

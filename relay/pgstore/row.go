@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -25,12 +26,18 @@ type row struct {
 	search    string
 }
 
-func toRow(evt *nostr.Event) (row, error) {
+func toRow(evt *nostr.Event, text func(*nostr.Event) string) (row, error) {
+	if !storable(evt) {
+		return row{}, ErrUnstorable
+	}
 	tags, err := json.Marshal(evt.Tags)
 	if err != nil {
 		return row{}, err
 	}
-	r := row{tags: tags, addr: address(evt), expiresAt: expiration(evt), search: searchText(evt)}
+	if text == nil {
+		text = searchText
+	}
+	r := row{tags: tags, addr: address(evt), expiresAt: expiration(evt), search: text(evt)}
 	r.tagvalues = make([]string, 0, len(evt.Tags))
 	for _, tag := range evt.Tags {
 		if len(tag) >= 2 {
@@ -38,6 +45,24 @@ func toRow(evt *nostr.Event) (row, error) {
 		}
 	}
 	return r, nil
+}
+
+// storable reports whether PostgreSQL can hold evt's strings: valid UTF-8
+// without NUL (text and jsonb refuse both, which would fail the whole
+// batch's transaction).
+func storable(evt *nostr.Event) bool {
+	ok := func(s string) bool { return utf8.ValidString(s) && !strings.Contains(s, "\x00") }
+	if !ok(evt.Content) {
+		return false
+	}
+	for _, tag := range evt.Tags {
+		for _, v := range tag {
+			if !ok(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // address is the replacement key of a replaceable ("kind:pubkey:") or

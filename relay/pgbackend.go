@@ -1,0 +1,454 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fiatjaf/eventstore"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
+
+	"github.com/agentnode/agentnode/relay/pgstore"
+)
+
+// pgPurgeEvery is how often an instance deletes the NIP-40-expired events
+// (queries hide them meanwhile; every instance purges, idempotently).
+const pgPurgeEvery = time.Minute
+
+// pgOpenTimeout bounds connecting to and migrating the database at Open.
+const pgOpenTimeout = 15 * time.Second
+
+// pgAnnounceWait bounds how long a committed batch waits for the Listener
+// to announce it before its publishers are answered anyway (the events
+// are durable; they are announced when the Listener catches up).
+const pgAnnounceWait = 5 * time.Second
+
+// pgBackend stores events in PostgreSQL (relay/pgstore), for several
+// instances on one database.
+//
+// Writes: one writer goroutine commits whatever has queued as one
+// pgstore.SaveBatchHead (group commit, pipelined statements, NIP-09 in the
+// transaction). Announcing: only the pgstore Listener announces (OnStored,
+// live broadcast), for the commits of every instance, in commit order,
+// once each. A batch's publishers are answered when the Listener has
+// passed the batch's commit counter, so that, as with LMDB, an event is
+// announced before its OK (bounded by pgAnnounceWait).
+type pgBackend struct {
+	pg     *pgstore.Store
+	limits Limits
+	log    *slog.Logger
+	lock   *dirLock // the data directory's, when there is one
+
+	in       chan *pgWrite
+	out      chan pgCommit
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	announce func(*nostr.Event)
+	listener *pgstore.Listener
+	cancel   context.CancelFunc // the listener's
+	lwg      sync.WaitGroup
+
+	posMu     sync.Mutex
+	pos       int64         // the Listener's progress (every commit up to it announced)
+	moved     chan struct{} // closed and replaced when pos moves
+	ready     chan struct{} // closed when the Listener first listens on every channel
+	readyOnce sync.Once
+
+	mu       sync.RWMutex
+	closed   bool
+	started  bool
+	inflight sync.WaitGroup
+
+	batches, ops, commitNanos atomic.Int64
+}
+
+// pgWrite is one queued save and the channel that says it is answered.
+type pgWrite struct {
+	evt  *nostr.Event
+	err  error
+	done chan struct{}
+}
+
+// pgCommit is a committed (or failed: head 0) batch on its way to release.
+type pgCommit struct {
+	batch []*pgWrite
+	head  int64
+}
+
+// openPGLocked is openPG holding DataDir's lock (when there is a DataDir):
+// the relay keeps nothing there in Postgres mode, but the rest of the node
+// does, and two instances must not share it.
+func openPGLocked(ctx context.Context, cfg Config) (*pgBackend, error) {
+	var lock *dirLock
+	if cfg.DataDir != "" {
+		l, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		lock = l
+	}
+	b, err := openPG(ctx, cfg.Postgres, cfg.Limits, cfg.Logger)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	b.lock = lock
+	return b, nil
+}
+
+// openPG connects to the database at url and migrates it; a database that
+// cannot be reached, or whose schema is newer than this binary, is an error.
+func openPG(ctx context.Context, url string, limits Limits, log *slog.Logger) (*pgBackend, error) {
+	ctx, cancel := context.WithTimeout(ctx, pgOpenTimeout)
+	defer cancel()
+	pg, err := pgstore.Open(ctx, url)
+	if err != nil {
+		if errors.Is(err, pgstore.ErrSchemaTooNew) {
+			return nil, fmt.Errorf("relay: postgres: %w (upgrade this binary)", err)
+		}
+		return nil, fmt.Errorf("relay: postgres unreachable or unusable: %w", err)
+	}
+	pg.MaxLimit = limits.MaxCount + 1 // the relay chooses every limit itself
+	pg.SearchText = SearchText        // the same searchable text as the LMDB mode's index
+	return &pgBackend{pg: pg, limits: limits, log: log, in: make(chan *pgWrite, maxIngestBatch),
+		out: make(chan pgCommit, 64), stop: make(chan struct{}), moved: make(chan struct{}), ready: make(chan struct{})}, nil
+}
+
+// startIngest starts the Listener from the current commit counter and
+// waits until it listens (so that an instance that has opened misses no
+// ephemeral event sent after), then starts the writer and the releaser.
+func (b *pgBackend) startIngest(announce, remote func(*nostr.Event)) error {
+	head, err := b.pg.Head(context.Background())
+	if err != nil {
+		return fmt.Errorf("relay: postgres: %w", err)
+	}
+	b.announce, b.pos = announce, head
+	l := b.pg.NewListener(func(_ int64, evt *nostr.Event) { b.announce(evt) })
+	l.Progress = b.advance
+	l.Ephemeral = remote
+	l.Listening = func() { b.readyOnce.Do(func() { close(b.ready) }) }
+	l.LogError = func(err error) { b.log.Warn("postgres listener", "err", err) }
+	b.listener = l
+	ctx, cancel := context.WithCancel(context.Background())
+	b.cancel = cancel
+	b.lwg.Add(1)
+	go func() { defer b.lwg.Done(); l.RunAfter(ctx, head) }()
+	select {
+	case <-b.ready:
+	case <-time.After(pgOpenTimeout):
+		cancel()
+		b.lwg.Wait()
+		return fmt.Errorf("relay: postgres: the listener did not connect within %v", pgOpenTimeout)
+	}
+	b.lwg.Add(1)
+	go func() { defer b.lwg.Done(); b.purgeLoop(ctx) }()
+	b.wg.Add(2)
+	go func() { defer b.wg.Done(); b.writeLoop() }()
+	go func() { defer b.wg.Done(); b.releaseLoop() }()
+	b.started = true
+	return nil
+}
+
+// purgeLoop purges expired events every pgPurgeEvery until ctx ends.
+func (b *pgBackend) purgeLoop(ctx context.Context) {
+	tick := time.NewTicker(pgPurgeEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			b.purge(ctx)
+		}
+	}
+}
+
+// purge deletes the events expired by now and returns how many.
+func (b *pgBackend) purge(ctx context.Context) int64 {
+	n, err := b.pg.PurgeExpired(ctx, nostr.Now())
+	if err != nil && ctx.Err() == nil {
+		b.log.Warn("expired events not purged", "err", err)
+	}
+	return n
+}
+
+// shareEphemeral notifies the other instances of an accepted ephemeral
+// event (best effort: one too large for a NOTIFY stays local).
+func (b *pgBackend) shareEphemeral(ctx context.Context, evt *nostr.Event) {
+	if err := b.pg.NotifyEphemeral(ctx, evt); err != nil {
+		b.log.Warn("ephemeral event not shared with other instances", "id", evt.ID, "err", err)
+	}
+}
+
+// advance records the Listener's progress.
+func (b *pgBackend) advance(head int64) {
+	b.posMu.Lock()
+	defer b.posMu.Unlock()
+	if head > b.pos {
+		b.pos = head
+		close(b.moved)
+		b.moved = make(chan struct{})
+	}
+}
+
+// announced waits until the Listener has passed head, or pgAnnounceWait.
+func (b *pgBackend) announced(head int64) {
+	timeout := time.NewTimer(pgAnnounceWait)
+	defer timeout.Stop()
+	for {
+		b.posMu.Lock()
+		pos, moved := b.pos, b.moved
+		b.posMu.Unlock()
+		if pos >= head {
+			return
+		}
+		select {
+		case <-moved:
+		case <-timeout.C:
+			b.log.Warn("postgres listener behind: answering publishers before their events are announced", "head", head, "announced", pos)
+			return
+		}
+	}
+}
+
+// writeLoop commits batches until stop.
+func (b *pgBackend) writeLoop() {
+	defer close(b.out)
+	for {
+		var first *pgWrite
+		select {
+		case first = <-b.in:
+		case <-b.stop:
+			return
+		}
+		batch := []*pgWrite{first}
+		for len(batch) < maxIngestBatch {
+			select {
+			case w := <-b.in:
+				batch = append(batch, w)
+				continue
+			default:
+			}
+			break
+		}
+		b.out <- b.commit(batch)
+	}
+}
+
+// commit saves one batch in one transaction.
+func (b *pgBackend) commit(batch []*pgWrite) pgCommit {
+	evts := make([]*nostr.Event, len(batch))
+	for i, w := range batch {
+		evts[i] = w.evt
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	results, head, err := b.pg.SaveBatchHead(ctx, evts)
+	b.batches.Add(1)
+	b.ops.Add(int64(len(batch)))
+	b.commitNanos.Add(int64(time.Since(start)))
+	if err != nil {
+		b.log.Error("write batch not committed", "events", len(batch), "err", err)
+	}
+	for i, w := range batch {
+		if err != nil {
+			w.err = err
+		} else {
+			w.err = results[i]
+		}
+	}
+	return pgCommit{batch: batch, head: head}
+}
+
+// releaseLoop answers each batch's publishers, in commit order, once the
+// Listener has announced it.
+func (b *pgBackend) releaseLoop() {
+	for c := range b.out {
+		if c.head > 0 && stores(c.batch) {
+			b.announced(c.head)
+		}
+		for _, w := range c.batch {
+			close(w.done)
+		}
+	}
+}
+
+// stores reports whether a batch stored anything (else nothing to wait for).
+func stores(batch []*pgWrite) bool {
+	for _, w := range batch {
+		if w.err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// enter registers an operation; the returned func must be called when it ends.
+func (b *pgBackend) enter() (done func(), err error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return nil, ErrClosed
+	}
+	b.inflight.Add(1)
+	return b.inflight.Done, nil
+}
+
+func (b *pgBackend) save(ctx context.Context, evt *nostr.Event) error    { return b.write(ctx, evt) }
+func (b *pgBackend) replace(ctx context.Context, evt *nostr.Event) error { return b.write(ctx, evt) }
+
+// write queues evt for the writer and waits for its answer (hookResult's
+// contract).
+func (b *pgBackend) write(ctx context.Context, evt *nostr.Event) error {
+	done, err := b.enter()
+	if err != nil {
+		return err
+	}
+	defer done()
+	w := &pgWrite{evt: evt, done: make(chan struct{})}
+	select {
+	case b.in <- w:
+	case <-ctx.Done():
+		return errorf("error", "event not stored: %v", ctx.Err())
+	}
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		return errorf("error", "event not stored: %v", ctx.Err())
+	}
+	return b.result(w.err, evt)
+}
+
+// result is what khatru's store hooks expect for a save's outcome.
+func (b *pgBackend) result(err error, evt *nostr.Event) error {
+	switch {
+	case err == nil, errors.Is(err, pgstore.ErrDuplicate), errors.Is(err, pgstore.ErrSuperseded):
+		return eventstore.ErrDupEvent // announced by the Listener, not by khatru
+	case errors.Is(err, pgstore.ErrDeleted):
+		return errDeleted
+	case errors.Is(err, pgstore.ErrUnstorable):
+		return errorf("invalid", "event holds a NUL character or invalid UTF-8")
+	}
+	b.log.Error("event not stored", "id", evt.ID, "err", err)
+	return errorf("error", "event not stored")
+}
+
+// delete removes one event (a NIP-09 target, an expired event).
+func (b *pgBackend) delete(ctx context.Context, evt *nostr.Event) error {
+	done, err := b.enter()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, err := b.pg.Delete(ctx, evt.ID); err != nil {
+		b.log.Error("event not deleted", "id", evt.ID, "err", err)
+		return errorf("error", "event not deleted")
+	}
+	return nil
+}
+
+func (b *pgBackend) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Event, error) {
+	evts, err := b.querySync(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan *nostr.Event, len(evts))
+	for _, evt := range evts {
+		out <- evt
+	}
+	close(out)
+	return out, nil
+}
+
+// querySync answers filter, newest first (search included), at most
+// filter.Limit events (Limits.MaxLimit when unset).
+func (b *pgBackend) querySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
+	done, err := b.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if filter.Limit <= 0 {
+		filter.Limit = b.limits.MaxLimit
+	}
+	if hasHashTagKey(filter) {
+		return nil, nil
+	}
+	evts, err := b.pg.Query(ctx, filter)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.log.Error("query failed", "err", err)
+		}
+		return nil, errorf("error", "query failed")
+	}
+	return evts, nil
+}
+
+func (b *pgBackend) count(ctx context.Context, filter nostr.Filter) (int64, error) {
+	n, _, err := b.countWithHLL(ctx, filter, -1)
+	return n, err
+}
+
+// countWithHLL counts with one count(*) (capped at MaxCount); with
+// offset >= 0 the NIP-45 HyperLogLog is built from at most
+// maxSearchWindow of the newest matching events.
+func (b *pgBackend) countWithHLL(ctx context.Context, filter nostr.Filter, offset int) (int64, *hyperloglog.HyperLogLog, error) {
+	done, err := b.enter()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer done()
+	ctx, cancel := context.WithTimeout(ctx, b.limits.CountTimeout)
+	defer cancel()
+	filter.LimitZero = false
+	n, err := b.pg.Count(ctx, filter)
+	if err != nil {
+		return 0, nil, errorf("error", "count failed")
+	}
+	n = min(n, int64(b.limits.MaxCount))
+	if offset < 0 {
+		return n, nil, nil
+	}
+	filter.Limit = maxSearchWindow
+	evts, err := b.pg.Query(ctx, filter)
+	if err != nil {
+		return 0, nil, errorf("error", "count failed")
+	}
+	hll := hyperloglog.New(offset)
+	for _, evt := range evts {
+		hll.Add(evt.PubKey)
+	}
+	return n, hll, nil
+}
+
+func (b *pgBackend) stats() ingestStats {
+	return ingestStats{batches: b.batches.Load(), ops: b.ops.Load(), commitNanos: b.commitNanos.Load()}
+}
+
+// close waits for in-flight operations, stops the writer, then the
+// Listener, and closes the pool.
+func (b *pgBackend) close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.mu.Unlock()
+	b.inflight.Wait()
+	if b.started {
+		close(b.stop)
+		b.wg.Wait()
+		b.cancel()
+		b.lwg.Wait()
+	}
+	b.pg.Close()
+	b.lock.release()
+	return nil
+}
