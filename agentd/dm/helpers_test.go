@@ -93,21 +93,31 @@ func (n *node) config() dm.Config {
 	}
 }
 
-// start starts a service with cfg; it is closed when the test ends unless
-// the returned stop is called first.
+// start runs a service with cfg until it is Ready; it is stopped when the
+// test ends unless the returned stop is called first.
 func (n *node) start(cfg dm.Config) (stop func()) {
 	n.t.Helper()
 	svc := dm.New(cfg)
-	if err := svc.Start(context.Background()); err != nil {
-		n.t.Fatalf("start: %v", err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	select {
+	case <-svc.Ready():
+	case err := <-done:
+		cancel()
+		n.t.Fatalf("run: %v", err)
 	}
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := svc.Close(ctx); err != nil {
-				n.t.Errorf("close: %v", err)
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					n.t.Errorf("run: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				n.t.Error("Run did not return within 5 s of its stop")
 			}
 		})
 	}

@@ -244,10 +244,26 @@ func TestService_rateLimitsPerSender(t *testing.T) {
 	}
 }
 
-func TestService_Start_configErrors(t *testing.T) {
-	err := dm.New(dm.Config{}).Start(context.Background())
+func TestService_Run_configErrors(t *testing.T) {
+	err := dm.New(dm.Config{}).Run(context.Background())
 	if !errors.Is(err, dm.ErrConfig) {
-		t.Errorf("Start with an empty config: %v, want ErrConfig", err)
+		t.Errorf("Run with an empty config: %v, want ErrConfig", err)
+	}
+}
+
+func TestService_Run_twice(t *testing.T) {
+	n := newNode(t)
+	svc := dm.New(n.config())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	<-svc.Ready()
+	if err := svc.Run(ctx); !errors.Is(err, dm.ErrRunning) {
+		t.Errorf("a second Run: %v, want ErrRunning", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run after its stop: %v, want nil", err)
 	}
 }
 
