@@ -5,11 +5,11 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/dm"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/nbd-wtf/go-nostr/nip59"
@@ -46,18 +46,9 @@ func TestService_answersDM(t *testing.T) {
 // waitFor polls get until it returns something, or fails after deadline.
 func waitFor[T any](t *testing.T, what string, get func() []T) []T {
 	t.Helper()
-	stop := time.Now().Add(deadline)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if got := get(); len(got) > 0 {
-			return got
-		}
-		if time.Now().After(stop) {
-			t.Fatalf("no %s within %v", what, deadline)
-		}
-		<-tick.C
-	}
+	var got []T
+	testkit.WaitFor(t, deadline, what, func() bool { got = get(); return len(got) > 0 })
+	return got
 }
 
 // agentCopies unwraps the wraps to agent that the agent wrote itself.
@@ -270,7 +261,7 @@ func TestService_Run_twice(t *testing.T) {
 func TestService_rateLimitRefills(t *testing.T) {
 	n := newNode(t)
 	agent := n.addAgent()
-	clock := &fakeClock{now: time.Now()}
+	clock := testkit.NewClock(time.Now())
 	cfg := n.config()
 	cfg.RateLimit = dm.RateLimit{Burst: 1, Every: time.Minute}
 	cfg.RateLimitedText = "slow down"
@@ -282,29 +273,11 @@ func TestService_rateLimitRefills(t *testing.T) {
 	if got := gina.replyTo(gina.send(agent.pk, "2").ID).Content; got != "slow down" {
 		t.Fatalf("second reply %q, want the rate-limited notice", got)
 	}
-	clock.advance(time.Minute) // one token back
+	clock.Advance(time.Minute) // one token back
 	if got := gina.replyTo(gina.send(agent.pk, "3").ID).Content; got != "echo: 3" {
 		t.Errorf("reply after a refill %q, want the answer", got)
 	}
 	if got, want := n.resp.texts(), []string{"1", "3"}; !slices.Equal(got, want) {
 		t.Errorf("Responder saw %q, want %q", got, want)
 	}
-}
-
-// fakeClock is a clock the test moves.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
