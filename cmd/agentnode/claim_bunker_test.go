@@ -13,6 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip46"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -89,8 +90,9 @@ func (b *testBunker) seen() []string {
 
 func TestClaimAdd_Bunker(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	_, agent := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agent := testkit.NewKey(t).PK
 	b := startBunker(t, n.URL, ownerSK, "s3cret", false)
 
 	// the node side knows only the bunker URL, never the owner's key
@@ -111,7 +113,7 @@ func TestClaimAdd_Bunker(t *testing.T) {
 	}
 
 	// the environment variable works too, and merges with the stored claims
-	_, agent2 := newKey(t)
+	agent2 := testkit.NewKey(t).PK
 	env["AGENTNODE_OWNER_BUNKER"] = b.url
 	if r := cli(t, env, "claim", "add", agent2); r.err != nil {
 		t.Fatalf("claim add with AGENTNODE_OWNER_BUNKER: %v\nstderr: %s", r.err, r.stderr)
@@ -123,8 +125,9 @@ func TestClaimAdd_Bunker(t *testing.T) {
 
 func TestClaimAdd_BunkerErrors(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	_, agent := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agent := testkit.NewKey(t).PK
 	env := map[string]string{"AGENTNODE_RELAY": n.URL}
 
 	// refuses to sign
@@ -150,7 +153,7 @@ func TestClaimAdd_BunkerErrors(t *testing.T) {
 	// no signer on the relay: the node's relay takes ephemeral events in
 	// process too (relay.OnEphemeral), so it never answers "mute"; the
 	// request times out like an unanswered one
-	_, absent := newKey(t)
+	absent := testkit.NewKey(t).PK
 	gone := "bunker://" + absent + "?relay=" + url.QueryEscape(n.URL)
 	if r := cli(t, env, "claim", "add", agent, "--bunker", gone, "--bunker-timeout", "1s"); r.err == nil || !strings.Contains(r.err.Error(), "did not answer") {
 		t.Fatalf("absent bunker: err = %v", r.err)

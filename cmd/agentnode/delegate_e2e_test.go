@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // Delegation between two served nodes on loopback (issue 6), each with
@@ -157,7 +158,7 @@ func TestDelegate_E2E_RemoteWithConsent(t *testing.T) {
 	// made in the same second as the last active one (the heartbeater keeps
 	// created_at increasing per agent).
 	b.close()
-	waitFor(t, e2eWait, "B's agent to leave A's ranking", func() bool {
+	testkit.WaitFor(t, e2eWait, "B's agent to leave A's ranking", func() bool {
 		r := rpcPost(t, acpURL, a.token, "tools/call", map[string]any{"name": "agentSearch",
 			"arguments": map[string]any{"capabilities": []string{"note"}}})
 		return r.Error == nil && !slices.Contains(searchedAgents(t, r.Result), b.agentPK())

@@ -14,7 +14,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd"
-	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -95,12 +94,6 @@ func (n *testNode) publishDirect(t *testing.T, evt *nostr.Event) {
 	if err := n.Publish(context.Background(), evt); err != nil {
 		t.Fatalf("publish kind %d: %v", evt.Kind, err)
 	}
-}
-
-// newKey returns a fresh secret key and its public key, both hex.
-func newKey(t *testing.T) (sk, pk string) {
-	k := testkit.NewKey(t)
-	return k.SK, k.PK
 }
 
 // signed builds and signs an event of kind with tags and content.

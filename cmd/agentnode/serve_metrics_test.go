@@ -10,6 +10,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // scrape reads the node's /metrics with the Prometheus text parser and
@@ -83,7 +85,7 @@ func TestServe_Metrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	if err := conn.Publish(ctx, *signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Metered"}}})); err != nil {
 		t.Fatalf("publish a definition: %v", err)
 	}
