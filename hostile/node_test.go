@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // binary is the agentnode binary built once by TestMain.
@@ -120,7 +122,7 @@ func startNodeWith(t *testing.T, config map[string]any) *node {
 			t.Logf("node output:\n%s", n.logs.String())
 		}
 	})
-	waitFor(t, 30*time.Second, "the node to serve", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the node to serve", func() bool {
 		select {
 		case <-n.exited:
 			t.Fatalf("agentnode serve exited: %v\n%s", n.err, n.logs.String())
@@ -194,18 +196,6 @@ func publish(c *nostr.Relay, sk string, kind int, tags nostr.Tags, content strin
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	return evt, c.Publish(ctx, *evt)
-}
-
-// waitFor polls cond until it holds or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
 }
 
 // token is the node's API token (<data>/agents/api.token).

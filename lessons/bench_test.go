@@ -206,11 +206,10 @@ func benchRelay(b *testing.B, w *benchWorld) {
 // that the timings are not those of a relay still busy indexing.
 func settle(b *testing.B, s *scene, sub lessons.Subject) {
 	last := nostr.Filter{Kinds: []int{events.KindLesson}, Search: "9999", Limit: 1}
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if found, err := s.r.QuerySync(context.Background(), last); err == nil && len(found) > 0 {
-			break
-		}
-	}
+	testkit.WaitFor(b, 2*time.Minute, "the search index to catch up", func() bool {
+		found, err := s.r.QuerySync(context.Background(), last)
+		return err == nil && len(found) > 0
+	})
 	for range 3 {
 		mustGather(b, s, sub)
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
 	"github.com/agentnode/agentnode/internal/testkit"
@@ -61,19 +60,13 @@ func readResource(t *testing.T, url, token, uri string, v any) {
 // waitTaskFinal polls agent://tasks/{id} on url until the task is final.
 func waitTaskFinal(t *testing.T, url, token, id string) taskView {
 	t.Helper()
-	deadline := time.Now().Add(2 * e2eWait)
-	for {
-		var task taskView
+	var task taskView
+	testkit.WaitFor(t, 2*e2eWait, "task "+id+" done, failed or expired", func() bool {
+		task = taskView{}
 		readResource(t, url, token, "agent://tasks/"+id, &task)
-		switch task.Status {
-		case "done", "failed", "expired":
-			return task
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s still %s", id, task.Status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return task.Status == "done" || task.Status == "failed" || task.Status == "expired"
+	})
+	return task
 }
 
 // startDelegatePair starts B (--peer A, the scripted model, an agent with
