@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/directory"
@@ -179,4 +180,37 @@ func TestHeartbeater_SameSecondBeatsIncrease(t *testing.T) {
 	if hb, err := events.ParseHeartbeat(got[2]); err != nil || hb.Status != events.StatusOffline {
 		t.Fatalf("last heartbeat = %+v, %v; want offline", hb, err)
 	}
+}
+
+// Run beats at once and then every Interval, on the clock: in a synctest
+// bubble a day of heartbeats takes no time, and the count is exact.
+func TestHeartbeater_RunBeatsEveryInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := testkit.NewKey(t)
+		var published atomic.Int32
+		hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
+			Interval: time.Minute,
+			Agents:   func() []string { return []string{a.PK} },
+			Keys:     func(string) (string, error) { return a.SK, nil },
+			Status:   func(string) directory.Status { return directory.Status{Status: events.StatusActive} },
+			Publish:  func(context.Context, *nostr.Event) error { published.Add(1); return nil },
+			Logger:   quiet,
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- hb.Run(ctx) }()
+		synctest.Wait()
+		if got := published.Load(); got != 1 {
+			t.Fatalf("%d heartbeats at start, want 1", got)
+		}
+		time.Sleep(24*time.Hour + time.Second)
+		synctest.Wait()
+		if got, want := published.Load(), int32(1+24*60); got != want {
+			t.Errorf("%d heartbeats after a day, want %d", got, want)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v after its stop, want nil", err)
+		}
+	})
 }
