@@ -3,7 +3,6 @@ package dm_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/dm"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/keyer"
@@ -43,18 +43,8 @@ type node struct {
 
 func newNode(t *testing.T) *node {
 	t.Helper()
-	r, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(r)
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		r.Close(ctx)
-	})
-	n := &node{t: t, relay: r, url: "ws" + strings.TrimPrefix(srv.URL, "http"),
+	url, r := testrelay.Serve(t, relay.Config{Version: "test"})
+	n := &node{t: t, relay: r, url: url,
 		state: filepath.Join(t.TempDir(), "dm", "state.json"), agents: map[string]party{}, resp: &recorder{}}
 	return n
 }
