@@ -19,6 +19,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
@@ -174,12 +175,12 @@ func (n *node) terminate(t *testing.T, limit time.Duration) (time.Duration, erro
 	}
 }
 
-// client connects a go-nostr client, the kind a normal user runs.
-func (n *node) client(t *testing.T) *nostr.Relay {
+// client connects an ordinary client (the project's relayclient).
+func (n *node) client(t *testing.T) *relayclient.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := nostr.RelayConnect(ctx, n.url)
+	c, err := relayclient.Dial(ctx, n.url, relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,14 +189,14 @@ func (n *node) client(t *testing.T) *nostr.Relay {
 }
 
 // publish signs and publishes one event, waiting up to wait for its OK.
-func publish(c *nostr.Relay, sk string, kind int, tags nostr.Tags, content string, wait time.Duration) (*nostr.Event, error) {
+func publish(c *relayclient.Conn, sk string, kind int, tags nostr.Tags, content string, wait time.Duration) (*nostr.Event, error) {
 	evt := &nostr.Event{Kind: kind, Tags: tags, Content: content, CreatedAt: nostr.Now()}
 	if err := evt.Sign(sk); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	return evt, c.Publish(ctx, *evt)
+	return evt, c.Publish(ctx, evt)
 }
 
 // token is the node's API token (<data>/agents/api.token).

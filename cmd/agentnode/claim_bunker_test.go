@@ -13,6 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip46"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
@@ -46,17 +47,26 @@ func startBunker(t *testing.T, relayURL, ownerSK, secret string, refuseSigning b
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	conn, err := nostr.RelayConnect(ctx, relayURL)
+	conn, err := relayclient.Dial(ctx, relayURL, relayclient.Options{Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() })
 	sub, err := conn.Subscribe(ctx, nostr.Filters{{Kinds: []int{nostr.KindNostrConnect}, Tags: nostr.TagMap{"p": {signerPK}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		for evt := range sub.Events {
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); conn.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			var evt *nostr.Event
+			select {
+			case evt = <-sub.Events:
+			case <-conn.Done():
+				return
+			case <-ctx.Done():
+				return
+			}
 			req, _, resp, err := signer.HandleRequest(ctx, evt)
 			if err != nil {
 				continue
@@ -64,19 +74,19 @@ func startBunker(t *testing.T, relayURL, ownerSK, secret string, refuseSigning b
 			b.mu.Lock()
 			b.methods = append(b.methods, req.Method)
 			b.mu.Unlock()
-			conn.Publish(ctx, resp)
+			conn.Publish(ctx, &resp)
 		}
-	}()
+	})
 	awaitSubscribed(t, sub)
 	b.url = "bunker://" + signerPK + "?relay=" + url.QueryEscape(relayURL) + "&secret=" + secret
 	return b
 }
 
 // awaitSubscribed waits for EOSE: the relay has the subscription.
-func awaitSubscribed(t *testing.T, sub *nostr.Subscription) {
+func awaitSubscribed(t *testing.T, sub *relayclient.Sub) {
 	t.Helper()
 	select {
-	case <-sub.EndOfStoredEvents:
+	case <-sub.EOSE:
 	case <-time.After(5 * time.Second):
 		t.Fatal("no EOSE for the signer's subscription")
 	}
@@ -159,7 +169,7 @@ func TestClaimAdd_BunkerErrors(t *testing.T) {
 		t.Fatalf("absent bunker: err = %v", r.err)
 	}
 	// a signer that listens but never answers
-	conn, err := nostr.RelayConnect(context.Background(), n.URL)
+	conn, err := relayclient.Dial(context.Background(), n.URL, relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

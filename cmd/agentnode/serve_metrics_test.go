@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
@@ -80,24 +81,24 @@ func TestServe_Metrics(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, err := nostr.RelayConnect(ctx, "ws://"+n.Addr())
+	conn, err := relayclient.Dial(ctx, "ws://"+n.Addr(), relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	sk := testkit.NewKey(t).SK
-	if err := conn.Publish(ctx, *signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Metered"}}})); err != nil {
+	if err := conn.Publish(ctx, signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Metered"}}})); err != nil {
 		t.Fatalf("publish a definition: %v", err)
 	}
-	if err := conn.Publish(ctx, *signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"role", "no title"}}})); err == nil {
+	if err := conn.Publish(ctx, signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"role", "no title"}}})); err == nil {
 		t.Fatal("a definition without a title was stored")
 	}
 	sub, err := conn.Subscribe(ctx, nostr.Filters{{Kinds: []int{9999}, Limit: 1}}) // nothing stored: EOSE comes at once
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sub.Unsub()
-	<-sub.EndOfStoredEvents
+	defer sub.Close()
+	<-sub.EOSE
 	after := scrape(t, n.Addr())
 	// The node writes and subscribes on its own too (heartbeats, its own
 	// clients): these move by at least what the test did.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -70,6 +71,9 @@ type Options struct {
 	// WriteTimeout bounds every write (default 10 s): a relay that does
 	// not take a message within it has its connection ended.
 	WriteTimeout time.Duration
+	// Header is sent with the websocket handshake (tests set
+	// X-Forwarded-For with it); nil for none.
+	Header http.Header
 }
 
 // Errors of a connection and its calls.
@@ -115,7 +119,7 @@ const (
 // Dial connects to url within ctx. The connection's life is not ctx's:
 // Close ends it.
 func Dial(ctx context.Context, url string, opt Options) (*Conn, error) {
-	conn, err := nostr.NewConnection(ctx, url, nil, nil)
+	conn, err := nostr.NewConnection(ctx, url, opt.Header, nil)
 	if err != nil {
 		return nil, fmt.Errorf("relayclient: connect %s: %w", url, err)
 	}
