@@ -42,7 +42,7 @@ func (p *peer) pull(ctx context.Context, conn *relayclient.Conn, lim limits, cau
 // query, so sending both at once could lose an event stored in between;
 // in this order nothing falls between them. An event both deliver is a
 // duplicate, which the local store acknowledges.
-func (p *peer) pullPass(ctx context.Context, conn *relayclient.Conn, lim limits, caught *atomic.Bool) (err error) {
+func (p *peer) pullPass(ctx context.Context, conn *relayclient.Conn, lim limits, caught *atomic.Bool) error {
 	interests := p.s.plan.Load().interests
 	p.retain(pullSide, interests)
 	if len(interests) == 0 {
