@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // BenchmarkDaemon_LessonToPrompt times a lesson's way from its arrival at
@@ -32,9 +33,9 @@ func BenchmarkDaemon_LessonToPrompt(b *testing.B) {
 			continue
 		}
 		n := openNode(b, agentd.Config{})
-		owner := newKey(b)
-		def := n.definition(newKey(b), reviewer())
-		a := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.pk}).Agent
+		owner := testkit.NewKey(b)
+		def := n.definition(testkit.NewKey(b), reviewer())
+		a := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.PK}).Agent
 		preload(b, n, def.ID, owner, existing)
 		n.effective(a.PubKey)
 		for _, mode := range []string{"background", "on-demand"} {
@@ -52,7 +53,7 @@ func lessonToPrompt(b *testing.B, n *node, agent, defID string, owner key, mode 
 		l := events.Lesson{DefinitionID: defID, Title: fmt.Sprintf("bench %d", i), Content: "Measured."}
 		evt := l.Template()
 		evt.CreatedAt = nostr.Now()
-		evt.Sign(owner.sk)
+		evt.Sign(owner.SK)
 		start := time.Now()
 		if err := n.r.Publish(ctx, &evt); err != nil {
 			b.Fatal(err)
@@ -82,11 +83,11 @@ func lessonToPrompt(b *testing.B, n *node, agent, defID string, owner key, mode 
 
 // preload publishes count lessons on defID, half by owner, half by strangers.
 func preload(b *testing.B, n *node, defID string, owner key, count int) {
-	strangers := []key{newKey(b), newKey(b), newKey(b)}
+	strangers := []key{testkit.NewKey(b), testkit.NewKey(b), testkit.NewKey(b)}
 	for i := range count {
-		sk := owner.sk
+		sk := owner.SK
 		if i%2 == 1 {
-			sk = strangers[i%3].sk
+			sk = strangers[i%3].SK
 		}
 		n.lesson(sk, defID, fmt.Sprintf("preloaded %d", i), "Some lesson text that is neither short nor long.")
 	}

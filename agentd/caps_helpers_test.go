@@ -13,6 +13,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 const (
@@ -41,9 +42,9 @@ func openCapsNode(t testing.TB, cfg agentd.Config) *capsNode {
 	t.Cleanup(func() { rt.Close(context.Background()) })
 	cfg.State = rt
 	n := openNode(t, cfg)
-	cn := &capsNode{node: n, rt: rt, owner: newKey(t), author: newKey(t)}
-	def := n.definition(newKey(t), reviewer())
-	cn.agent = n.install(agentd.InstallRequest{Definition: def.ID, Owner: cn.owner.pk, Name: "Notes Agent"})
+	cn := &capsNode{node: n, rt: rt, owner: testkit.NewKey(t), author: testkit.NewKey(t)}
+	def := n.definition(testkit.NewKey(t), reviewer())
+	cn.agent = n.install(agentd.InstallRequest{Definition: def.ID, Owner: cn.owner.PK, Name: "Notes Agent"})
 	return cn
 }
 

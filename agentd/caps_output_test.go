@@ -55,7 +55,7 @@ func TestDaemon_CapSource_OutputSchemas(t *testing.T) {
 	runner := bindings.New(bindings.Config{AllowPrivate: true, MCP: map[string]bindings.MCPEndpoint{"mcp://pages": {URL: pagesServer(t)}}})
 	t.Cleanup(func() { runner.Close() })
 	cn := openCapsNode(t, agentd.Config{Bindings: agentd.RunnerBindings(runner)})
-	cn.installFile(sign(t, notePackageWithOutputs(t), cn.author.sk))
+	cn.installFile(sign(t, notePackageWithOutputs(t), cn.author.SK))
 	host := cap.NewHost(cn.d.CapSource(), cap.Options{})
 	ctx := context.Background()
 	agent := cn.agent.Agent.PubKey

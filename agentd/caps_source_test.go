@@ -11,12 +11,13 @@ import (
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 func TestDaemon_CapSource(t *testing.T) {
 	srv := llmtest.NewServer(t, createNote("from a skill"), answer("Done."))
 	cn := openCapsNode(t, agentd.Config{Model: model(t, srv)})
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 	host := cap.NewHost(cn.d.CapSource(), cap.Options{})
 	ctx := context.Background()
 	agent := cn.agent.Agent.PubKey
@@ -59,14 +60,14 @@ func TestDaemon_CapSource(t *testing.T) {
 	if res.OK || res.Error.Code != capabilities.CodePermissionDenied {
 		t.Fatalf("invoke a denied tool: %+v", res)
 	}
-	if _, err := host.List(ctx, newKey(t).pk); capabilities.CodeOf(err) != capabilities.CodeNotFound {
+	if _, err := host.List(ctx, testkit.NewKey(t).PK); capabilities.CodeOf(err) != capabilities.CodeNotFound {
 		t.Fatalf("list of an unknown agent: %v", err)
 	}
 }
 
 func TestDaemon_CapSource_SkillWithoutModel(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 	host := cap.NewHost(cn.d.CapSource(), cap.Options{})
 	res := host.Invoke(context.Background(), cn.agent.Agent.PubKey, cap.Ref{CapabilityID: "did:nuwa:cap:note", Version: "1.0.0"}, json.RawMessage(`{"message":"hi"}`))
 	if res.OK || res.Error.Code != capabilities.CodeExecutionFailed || !strings.Contains(res.Error.Message, "model") {

@@ -17,10 +17,10 @@ import (
 
 func TestDaemon_InstallCap_SignedFile(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
-	raw := sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk)
+	raw := sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK)
 
 	ch := cn.installFile(raw)
-	if !ch.Changed || ch.Cap.ID != noteID || ch.Cap.Author != cn.author.pk || ch.Cap.EventID != "" {
+	if !ch.Changed || ch.Cap.ID != noteID || ch.Cap.Author != cn.author.PK || ch.Cap.EventID != "" {
 		t.Fatalf("install: %+v", ch)
 	}
 	if got, want := ch.Cap.Permissions, []string{"state.create", "state.update", "state.query"}; !slices.Equal(got, want) {
@@ -58,9 +58,9 @@ func TestDaemon_InstallCap_SignedFile(t *testing.T) {
 func TestDaemon_InstallCap_Refused(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
 	unsigned := notePackage(t, "1.0.0", "http://example.org/")
-	signed := sign(t, unsigned, cn.author.sk)
+	signed := sign(t, unsigned, cn.author.SK)
 	tampered := bytes.Replace(signed, []byte("You are Note Assistant."), []byte("You are Note  Assistant."), 1)
-	invalid := sign(t, bytes.Replace(unsigned, []byte(`"state.create", `), nil, 1), cn.author.sk) // state.create used, not declared
+	invalid := sign(t, bytes.Replace(unsigned, []byte(`"state.create", `), nil, 1), cn.author.SK) // state.create used, not declared
 	tests := []struct {
 		name string
 		raw  []byte
@@ -86,8 +86,8 @@ func TestDaemon_InstallCap_Refused(t *testing.T) {
 func TestDaemon_InstallCap_FromRelay(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
 	ctx := context.Background()
-	v1 := cn.publishCap(cn.author.sk, notePackage(t, "1.0.0", "http://example.org/"))
-	cn.publishCap(cn.author.sk, notePackage(t, "1.1.0", "http://example.org/", "state.delete"))
+	v1 := cn.publishCap(cn.author.SK, notePackage(t, "1.0.0", "http://example.org/"))
+	cn.publishCap(cn.author.SK, notePackage(t, "1.1.0", "http://example.org/", "state.delete"))
 
 	if _, err := cn.d.InstallCap(ctx, cn.agent.Npub, agentd.CapInstallRequest{Ref: "did:nuwa:cap:nothing"}); !errors.Is(err, agentd.ErrCapNotFound) {
 		t.Fatalf("unknown capability: %v", err)
@@ -130,9 +130,9 @@ func TestDaemon_InstallCap_FromRelay(t *testing.T) {
 
 func TestDaemon_InstallCap_OtherVersionInstalled(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 	_, err := cn.d.InstallCap(context.Background(), cn.agent.Npub,
-		agentd.CapInstallRequest{YAML: string(sign(t, notePackage(t, "2.0.0", "http://example.org/"), cn.author.sk))})
+		agentd.CapInstallRequest{YAML: string(sign(t, notePackage(t, "2.0.0", "http://example.org/"), cn.author.SK))})
 	if !errors.Is(err, agentd.ErrCapInstalled) || !strings.Contains(err.Error(), "upgrade") {
 		t.Fatalf("err = %v, want ErrCapInstalled pointing at upgrade", err)
 	}
@@ -141,7 +141,7 @@ func TestDaemon_InstallCap_OtherVersionInstalled(t *testing.T) {
 func TestDaemon_RemoveCap_KeepsState(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
 	ctx := context.Background()
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 	tools, _, err := cn.d.Tools(ctx, cn.agent.Npub, "note")
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestDaemon_RemoveCap_KeepsState(t *testing.T) {
 	if _, _, err := cn.d.Tools(ctx, cn.agent.Npub, "note"); !errors.Is(err, agentd.ErrCapNotInstalled) {
 		t.Errorf("tools of a removed capability: %v", err)
 	}
-	owner := state.Caller{Owner: cn.owner.pk, Verbs: state.AllVerbs}
+	owner := state.Caller{Owner: cn.owner.PK, Verbs: state.AllVerbs}
 	res, err := cn.rt.Query(ctx, owner, []byte(`{"from":"`+noteURI+`"}`))
 	if err != nil || len(res.Rows) != 1 {
 		t.Fatalf("the note is gone with the capability: %+v, %v", res, err)
@@ -175,13 +175,13 @@ func TestDaemon_RemoveCap_KeepsState(t *testing.T) {
 func TestDaemon_UpgradeCap_FromFile(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
 	ctx := context.Background()
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
-	v2 := sign(t, notePackage(t, "2.0.0", "http://example.org/"), cn.author.sk)
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
+	v2 := sign(t, notePackage(t, "2.0.0", "http://example.org/"), cn.author.SK)
 	up, err := cn.d.UpgradeCap(ctx, cn.agent.Npub, "note", agentd.CapUpgradeRequest{YAML: string(v2)})
 	if err != nil || up.Cap.Version != "2.0.0" || len(up.PermissionsAdded) != 0 {
 		t.Fatalf("upgrade from a file: %+v, %v", up, err)
 	}
-	other := sign(t, bytes.Replace(notePackage(t, "3.0.0", "http://example.org/"), []byte("did:nuwa:cap:note@"), []byte("did:nuwa:cap:memo@"), 1), cn.author.sk)
+	other := sign(t, bytes.Replace(notePackage(t, "3.0.0", "http://example.org/"), []byte("did:nuwa:cap:note@"), []byte("did:nuwa:cap:memo@"), 1), cn.author.SK)
 	if _, err := cn.d.UpgradeCap(ctx, cn.agent.Npub, "note", agentd.CapUpgradeRequest{YAML: string(other)}); err == nil || !strings.Contains(err.Error(), "not a version of note") {
 		t.Fatalf("upgrade to another capability: %v", err)
 	}
@@ -198,7 +198,7 @@ func TestDaemon_UpgradeCap_FromFile(t *testing.T) {
 // cached packages) with it.
 func TestDaemon_Remove_DropsCapabilities(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 	dir := filepath.Join(cn.dir, "agents", cn.agent.Agent.PubKey)
 	if _, err := os.Stat(filepath.Join(dir, "caps.json")); err != nil {
 		t.Fatalf("caps.json after install: %v", err)

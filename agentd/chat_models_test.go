@@ -23,7 +23,7 @@ func TestDaemon_Chat_LLMRequirementsChooseTheModel(t *testing.T) {
 	srv := llmtest.NewServer(t, answer("Noted."), answer("Hello."))
 	models := []router.Model{{Name: "small-8k", ContextWindow: 8192}, {Name: "big-128k", ContextWindow: 128000}}
 	cn := openCapsNode(t, agentd.Config{Model: model(t, srv), Models: models})
-	cn.installFile(sign(t, notePackageNeeding(t, "    min_context_window: 16000\n"), cn.author.sk))
+	cn.installFile(sign(t, notePackageNeeding(t, "    min_context_window: 16000\n"), cn.author.SK))
 
 	reply, err := cn.d.Chat(context.Background(), cn.agent.Npub, "c1", "add a note: buy milk")
 	if err != nil {
@@ -47,7 +47,7 @@ func TestDaemon_Chat_LLMRequirementsRefuse(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	models := []router.Model{{Name: "small-8k", ContextWindow: 8192, Features: []string{"tool_use"}}}
 	cn := openCapsNode(t, agentd.Config{Model: model(t, srv), Models: models})
-	cn.installFile(sign(t, notePackageNeeding(t, "    required_features: [vision]\n"), cn.author.sk))
+	cn.installFile(sign(t, notePackageNeeding(t, "    required_features: [vision]\n"), cn.author.SK))
 
 	reply, err := cn.d.Chat(context.Background(), cn.agent.Npub, "c1", "add a note: buy milk")
 	if err != nil {

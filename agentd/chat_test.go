@@ -43,7 +43,7 @@ func answer(text string) llmtest.Step {
 // conversation returns the agent's ConversationLog entries as role: content.
 func (cn *capsNode) conversation(t *testing.T) []string {
 	t.Helper()
-	c := state.Caller{Agent: cn.agent.Agent.PubKey, Owner: cn.owner.pk, Verbs: []string{state.VerbQuery}}
+	c := state.Caller{Agent: cn.agent.Agent.PubKey, Owner: cn.owner.PK, Verbs: []string{state.VerbQuery}}
 	doc, err := cn.rt.Get(context.Background(), c, schema.ConversationLogURI, state.CoreID(c))
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func (cn *capsNode) conversation(t *testing.T) []string {
 func TestDaemon_Chat_CapabilityWritesState(t *testing.T) {
 	srv := llmtest.NewServer(t, createNote("milk"), answer("Noted: milk."))
 	cn := openCapsNode(t, agentd.Config{Model: model(t, srv)})
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 
 	reply, err := cn.d.Chat(context.Background(), cn.agent.Npub, "c1", "add a note: buy milk")
 	if err != nil {
@@ -100,7 +100,7 @@ func TestDaemon_Chat_CapabilityWritesState(t *testing.T) {
 func TestDaemon_Chat_NudgeDeniesTool(t *testing.T) {
 	srv := llmtest.NewServer(t, createNote("denied"), answer("I could not save it."))
 	cn := openCapsNode(t, agentd.Config{Model: model(t, srv)})
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 	cn.denyNudge("state.create")
 
 	reply, err := cn.d.Chat(context.Background(), cn.agent.Npub, "c1", "add a note: denied")
@@ -121,7 +121,7 @@ func TestDaemon_Chat_NudgeDeniesTool(t *testing.T) {
 func TestDaemon_Chat_Fallback(t *testing.T) {
 	srv := llmtest.NewServer(t, answer("Hello from the agent."))
 	cn := openCapsNode(t, agentd.Config{Model: model(t, srv)})
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 
 	reply, err := cn.d.Chat(context.Background(), cn.agent.Npub, "", "hello there")
 	if err != nil {
@@ -142,7 +142,7 @@ func TestDaemon_Chat_Fallback(t *testing.T) {
 func TestDaemon_Chat_StackAndHistory(t *testing.T) {
 	srv := llmtest.NewServer(t, answer("first"), answer("second"))
 	cn := openCapsNode(t, agentd.Config{Model: model(t, srv)})
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 	ctx := context.Background()
 
 	if r, err := cn.d.Chat(ctx, cn.agent.Npub, "c1", "/switch note"); err != nil || r.Capability != noteID || r.Steps != 0 || r.Answer == "" {
@@ -187,7 +187,7 @@ func TestClient_ChatAndCaps(t *testing.T) {
 	c := &agentd.Client{BaseURL: api.URL, Token: token}
 	anon := &agentd.Client{BaseURL: api.URL}
 	ctx := context.Background()
-	raw := string(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	raw := string(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 
 	if _, err := anon.InstallCap(ctx, cn.agent.Npub, agentd.CapInstallRequest{YAML: raw}); !errors.Is(err, agentd.ErrUnauthorized) {
 		t.Fatalf("install without the token: %v", err)
@@ -245,7 +245,7 @@ func TestModelFromEnv(t *testing.T) {
 func TestDaemon_Chat_Concurrent(t *testing.T) {
 	srv := llmtest.NewServer(t).Always(answer("ok"))
 	cn := openCapsNode(t, agentd.Config{Model: model(t, srv)})
-	raw := sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk)
+	raw := sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK)
 	cn.installFile(raw)
 	ctx := context.Background()
 	errs := make(chan error, 64)

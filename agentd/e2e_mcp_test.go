@@ -65,7 +65,7 @@ func openMCPNode(t *testing.T, cfg agentd.Config) *capsNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch := cn.installFile(sign(t, raw, cn.author.sk)); !ch.Changed || ch.Cap.ID != everythingCapID {
+	if ch := cn.installFile(sign(t, raw, cn.author.SK)); !ch.Changed || ch.Cap.ID != everythingCapID {
 		t.Fatalf("install: %+v", ch)
 	}
 	return cn

@@ -26,12 +26,7 @@ var (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // key is a keypair.
-type key struct{ sk, pk string }
-
-func newKey(t testing.TB) key {
-	k := testkit.NewKey(t)
-	return key{k.SK, k.PK}
-}
+type key = testkit.Key
 
 // node is a real relay and a daemon over one data directory.
 type node struct {
@@ -141,7 +136,7 @@ func (n *node) publish(sk string, tmpl nostr.Event) *nostr.Event {
 // definition publishes def signed by author and returns it parsed.
 func (n *node) definition(author key, def events.Definition) *events.Definition {
 	n.t.Helper()
-	evt := n.publish(author.sk, def.Template())
+	evt := n.publish(author.SK, def.Template())
 	d, err := events.ParseDefinition(evt)
 	if err != nil {
 		n.t.Fatal(err)
@@ -166,16 +161,16 @@ func (n *node) nudge(sk string, nd events.Nudge) *nostr.Event {
 func (n *node) claims(owner key, agents ...string) {
 	n.t.Helper()
 	c := events.OwnerClaims{Agents: agents}
-	n.publish(owner.sk, c.Template())
+	n.publish(owner.SK, c.Template())
 }
 
 // foreignAgent publishes the kind 0 of an agent run elsewhere: it runs defID
 // and names owner.
 func (n *node) foreignAgent(defID, owner string) key {
 	n.t.Helper()
-	k := newKey(n.t)
+	k := testkit.NewKey(n.t)
 	p := events.Profile{Bot: true, DefinitionID: defID, Owner: owner, Name: "sibling"}
-	n.publish(k.sk, p.Template())
+	n.publish(k.SK, p.Template())
 	return k
 }
 
@@ -220,8 +215,5 @@ func inPrompt(eff lessons.Effective, id string) bool {
 	return strings.Contains(eff.Prompt, "id "+id[:12]+" =====")
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	testkit.WaitFor(t, 5*time.Second, what, cond)
-}
+// within bounds every wait of the package's tests.
+const within = 5 * time.Second

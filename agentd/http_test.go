@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // serve mounts the daemon's API on the relay, as `agentnode serve` does.
@@ -33,17 +34,17 @@ func TestHandler(t *testing.T) {
 	c := &agentd.Client{BaseURL: srv.URL, Token: token}
 	anon := &agentd.Client{BaseURL: srv.URL}
 	ctx := context.Background()
-	author, owner := newKey(t), newKey(t)
+	author, owner := testkit.NewKey(t), testkit.NewKey(t)
 	def := n.definition(author, reviewer())
 
-	if _, err := anon.Install(ctx, agentd.InstallRequest{Definition: def.ID, Owner: owner.pk}); !errors.Is(err, agentd.ErrUnauthorized) {
+	if _, err := anon.Install(ctx, agentd.InstallRequest{Definition: def.ID, Owner: owner.PK}); !errors.Is(err, agentd.ErrUnauthorized) {
 		t.Fatalf("install without the token: %v", err)
 	}
-	res, err := c.Install(ctx, agentd.InstallRequest{Definition: def.ID, Owner: owner.pk, Name: "HTTP Reviewer"})
+	res, err := c.Install(ctx, agentd.InstallRequest{Definition: def.ID, Owner: owner.PK, Name: "HTTP Reviewer"})
 	if err != nil || !res.Created {
 		t.Fatalf("install: %+v, %v", res, err)
 	}
-	if again, _ := c.Install(ctx, agentd.InstallRequest{Definition: def.ID, Owner: owner.pk, Name: "HTTP Reviewer"}); again.Created || again.Agent.PubKey != res.Agent.PubKey {
+	if again, _ := c.Install(ctx, agentd.InstallRequest{Definition: def.ID, Owner: owner.PK, Name: "HTTP Reviewer"}); again.Created || again.Agent.PubKey != res.Agent.PubKey {
 		t.Errorf("second install over HTTP: %+v", again)
 	}
 
@@ -65,7 +66,7 @@ func TestHandler(t *testing.T) {
 		t.Fatalf("effective: %v; prompt %q", err, eff.Prompt)
 	}
 
-	nudge := n.nudge(newKey(t).sk, events.Nudge{Title: "web", AllowTools: []string{"web_search"}})
+	nudge := n.nudge(testkit.NewKey(t).SK, events.Nudge{Title: "web", AllowTools: []string{"web_search"}})
 	if eff, err := anon.Effective(ctx, res.Npub, []string{nudge.ID}); err != nil || !strings.Contains(strings.Join(eff.Tools, ","), "web_search") {
 		t.Errorf("effective with a message nudge: %v, %v", eff.Tools, err)
 	}
@@ -89,7 +90,7 @@ func TestHandler(t *testing.T) {
 	}{
 		{"unknown agent", func() error { _, err := anon.Show(ctx, "nobody"); return err }(), agentd.ErrUnknownAgent},
 		{"bad ref", func() error {
-			_, err := c.Install(ctx, agentd.InstallRequest{Definition: "x", Owner: owner.pk})
+			_, err := c.Install(ctx, agentd.InstallRequest{Definition: "x", Owner: owner.PK})
 			return err
 		}(), agentd.ErrBadRequest},
 		{"remove without token", func() error { _, err := anon.Remove(ctx, res.Npub, false); return err }(), agentd.ErrUnauthorized},
@@ -100,7 +101,7 @@ func TestHandler(t *testing.T) {
 	}
 
 	// A browser page cannot write: no token, no install (CORS lets it send).
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/agents", strings.NewReader(`{"definition":"`+def.ID+`","owner":"`+owner.pk+`"}`))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/agents", strings.NewReader(`{"definition":"`+def.ID+`","owner":"`+owner.PK+`"}`))
 	req.Header.Set("Origin", "https://evil.example")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -15,17 +15,18 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/keystore"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 func TestDaemon_Install(t *testing.T) {
 	n := openNode(t, agentd.Config{})
-	author, owner := newKey(t), newKey(t)
+	author, owner := testkit.NewKey(t), testkit.NewKey(t)
 	def := n.definition(author, reviewer())
-	ownerNpub, _ := nip19.EncodePublicKey(owner.pk)
+	ownerNpub, _ := nip19.EncodePublicKey(owner.PK)
 
 	res := n.install(agentd.InstallRequest{Definition: def.ID, Owner: ownerNpub})
 	a := res.Agent
-	if !res.Created || a.Name != "Code Reviewer" || a.Owner != owner.pk || a.DefinitionID != def.ID || a.DefinitionKey != def.Key() {
+	if !res.Created || a.Name != "Code Reviewer" || a.Owner != owner.PK || a.DefinitionID != def.ID || a.DefinitionKey != def.Key() {
 		t.Fatalf("installed = %+v", res)
 	}
 	if want := "agentnode claim add " + res.Npub; res.ClaimCommand != want {
@@ -41,7 +42,7 @@ func TestDaemon_Install(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !p.Bot || p.DefinitionID != def.ID || p.Owner != owner.pk || p.Name != "Code Reviewer" {
+		if !p.Bot || p.DefinitionID != def.ID || p.Owner != owner.PK || p.Name != "Code Reviewer" {
 			t.Errorf("profile = %+v", p)
 		}
 	})
@@ -65,7 +66,7 @@ func TestDaemon_Install(t *testing.T) {
 	})
 
 	t.Run("idempotent", func(t *testing.T) {
-		again := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.pk, Name: "Code Reviewer"})
+		again := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.PK, Name: "Code Reviewer"})
 		if again.Created || again.Agent.PubKey != a.PubKey {
 			t.Errorf("second install = created %v, %s; want the existing %s", again.Created, again.Agent.PubKey, a.PubKey)
 		}
@@ -75,7 +76,7 @@ func TestDaemon_Install(t *testing.T) {
 	})
 
 	t.Run("two agents from one definition", func(t *testing.T) {
-		b := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.pk, Name: "Second Reviewer"})
+		b := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.PK, Name: "Second Reviewer"})
 		if !b.Created || b.Agent.PubKey == a.PubKey || b.Agent.DefinitionID != def.ID {
 			t.Fatalf("second agent = %+v", b)
 		}
@@ -107,14 +108,14 @@ func TestDaemon_Install(t *testing.T) {
 
 func TestDaemon_Install_refs(t *testing.T) {
 	n := openNode(t, agentd.Config{})
-	author, owner := newKey(t), newKey(t)
+	author, owner := testkit.NewKey(t), testkit.NewKey(t)
 	v1 := n.definition(author, reviewer())
 	d2 := reviewer()
 	d2.Version, d2.Role = "2", "You review Go code thoroughly."
 	v2 := n.definition(author, d2)
-	authorNpub, _ := nip19.EncodePublicKey(author.pk)
-	nevent, _ := nip19.EncodeEvent(v1.ID, nil, author.pk)
-	naddr, _ := nip19.EncodeEntity(author.pk, events.KindDefinition, "reviewer", nil)
+	authorNpub, _ := nip19.EncodePublicKey(author.PK)
+	nevent, _ := nip19.EncodeEvent(v1.ID, nil, author.PK)
+	naddr, _ := nip19.EncodeEntity(author.PK, events.KindDefinition, "reviewer", nil)
 
 	for _, tc := range []struct {
 		ref, want string
@@ -122,10 +123,10 @@ func TestDaemon_Install_refs(t *testing.T) {
 		{v1.ID, v1.ID},
 		{nevent, v1.ID},
 		{authorNpub + ":reviewer", v2.ID},
-		{author.pk + ":reviewer", v2.ID},
+		{author.PK + ":reviewer", v2.ID},
 		{naddr, v2.ID},
 	} {
-		res, err := n.d.Install(context.Background(), agentd.InstallRequest{Definition: tc.ref, Owner: owner.pk, Name: tc.ref})
+		res, err := n.d.Install(context.Background(), agentd.InstallRequest{Definition: tc.ref, Owner: owner.PK, Name: tc.ref})
 		if err != nil {
 			t.Errorf("install %s: %v", tc.ref, err)
 			continue
@@ -139,11 +140,11 @@ func TestDaemon_Install_refs(t *testing.T) {
 		req  agentd.InstallRequest
 		want error
 	}{
-		{agentd.InstallRequest{Definition: "nonsense", Owner: owner.pk}, agentd.ErrBadRequest},
+		{agentd.InstallRequest{Definition: "nonsense", Owner: owner.PK}, agentd.ErrBadRequest},
 		{agentd.InstallRequest{Definition: v1.ID}, agentd.ErrBadRequest},
 		{agentd.InstallRequest{Definition: v1.ID, Owner: "npub1nope"}, agentd.ErrBadRequest},
-		{agentd.InstallRequest{Definition: strings.Repeat("ab", 32), Owner: owner.pk}, agentd.ErrDefinitionNotFound},
-		{agentd.InstallRequest{Definition: authorNpub + ":nothing", Owner: owner.pk}, agentd.ErrDefinitionNotFound},
+		{agentd.InstallRequest{Definition: strings.Repeat("ab", 32), Owner: owner.PK}, agentd.ErrDefinitionNotFound},
+		{agentd.InstallRequest{Definition: authorNpub + ":nothing", Owner: owner.PK}, agentd.ErrDefinitionNotFound},
 	} {
 		if _, err := n.d.Install(context.Background(), tc.req); !errors.Is(err, tc.want) {
 			t.Errorf("install %+v: err %v, want %v", tc.req, err, tc.want)
@@ -153,8 +154,8 @@ func TestDaemon_Install_refs(t *testing.T) {
 
 func TestDaemon_Open_encryptedKeys(t *testing.T) {
 	n := openNode(t, agentd.Config{Passphrase: "correct horse", KeyLogN: 12})
-	def := n.definition(newKey(t), reviewer())
-	a := n.install(agentd.InstallRequest{Definition: def.ID, Owner: newKey(t).pk}).Agent
+	def := n.definition(testkit.NewKey(t), reviewer())
+	a := n.install(agentd.InstallRequest{Definition: def.ID, Owner: testkit.NewKey(t).PK}).Agent
 	raw, err := os.ReadFile(filepath.Join(n.dir, "agents", a.PubKey+".key"))
 	if err != nil || !strings.HasPrefix(string(raw), "ncryptsec1") {
 		t.Fatalf("key file = %.20q, %v; want an ncryptsec", raw, err)
@@ -178,8 +179,8 @@ func TestDaemon_Open_encryptedKeys(t *testing.T) {
 
 func TestDaemon_Open_insecureKeyFile(t *testing.T) {
 	n := openNode(t, agentd.Config{})
-	def := n.definition(newKey(t), reviewer())
-	a := n.install(agentd.InstallRequest{Definition: def.ID, Owner: newKey(t).pk}).Agent
+	def := n.definition(testkit.NewKey(t), reviewer())
+	a := n.install(agentd.InstallRequest{Definition: def.ID, Owner: testkit.NewKey(t).PK}).Agent
 	n.closeDaemon()
 	if err := os.Chmod(filepath.Join(n.dir, "agents", a.PubKey+".key"), 0o644); err != nil {
 		t.Fatal(err)
@@ -191,10 +192,10 @@ func TestDaemon_Open_insecureKeyFile(t *testing.T) {
 
 func TestDaemon_Remove(t *testing.T) {
 	n := openNode(t, agentd.Config{})
-	def := n.definition(newKey(t), reviewer())
-	owner := newKey(t)
-	keep := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.pk, Name: "keep"}).Agent
-	gone := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.pk, Name: "retract"}).Agent
+	def := n.definition(testkit.NewKey(t), reviewer())
+	owner := testkit.NewKey(t)
+	keep := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.PK, Name: "keep"}).Agent
+	gone := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.PK, Name: "retract"}).Agent
 	ctx := context.Background()
 	lesson, err := n.d.Learn(ctx, gone.PubKey, "Short lived", "", "Soon retracted.")
 	if err != nil {

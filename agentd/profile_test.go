@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // TestDaemon_InstallProfileMetadata: the agent's kind 0 carries about
@@ -15,7 +16,7 @@ import (
 // bot: true, for clients that show profiles.
 func TestDaemon_InstallProfileMetadata(t *testing.T) {
 	n := openNode(t, agentd.Config{})
-	author, owner := newKey(t), newKey(t)
+	author, owner := testkit.NewKey(t), testkit.NewKey(t)
 	withImage := reviewer()
 	withImage.Description, withImage.Image = "Reviews Go code for errors.", "https://example.org/reviewer.png"
 	roleOnly := reviewer()
@@ -25,7 +26,7 @@ func TestDaemon_InstallProfileMetadata(t *testing.T) {
 		about, pic string
 	}{{withImage, "Reviews Go code for errors.", "https://example.org/reviewer.png"}, {roleOnly, "You review Go code.", ""}} {
 		def := n.definition(author, c.def)
-		a := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.pk}).Agent
+		a := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.PK}).Agent
 		evts, err := n.r.QuerySync(context.Background(), nostr.Filter{Kinds: []int{0}, Authors: []string{a.PubKey}})
 		if err != nil || len(evts) != 1 {
 			t.Fatalf("kind 0 of the agent: %d events, %v", len(evts), err)

@@ -14,7 +14,7 @@ import (
 // one state.query through it against the same query on the runtime.
 func BenchmarkDaemon_Tools(b *testing.B) {
 	cn := openCapsNode(b, agentd.Config{})
-	cn.installFile(sign(b, notePackage(b, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(b, notePackage(b, "1.0.0", "http://example.org/"), cn.author.SK))
 	ctx := context.Background()
 	query := json.RawMessage(`{"from":"` + noteURI + `"}`)
 	b.Run("toolset", func(b *testing.B) {
@@ -36,7 +36,7 @@ func BenchmarkDaemon_Tools(b *testing.B) {
 		}
 	})
 	b.Run("runtime-query", func(b *testing.B) {
-		c := state.CallerFromACP(cn.agent.Agent.PubKey, cn.owner.pk, noteID, "sc:note", []string{"state.query"})
+		c := state.CallerFromACP(cn.agent.Agent.PubKey, cn.owner.PK, noteID, "sc:note", []string{"state.query"})
 		for b.Loop() {
 			if _, err := cn.rt.CallTool(ctx, c, "state.query", query); err != nil {
 				b.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // codeOf returns err's CAP code ("" for nil).
@@ -38,7 +39,7 @@ func toolNames(defs []capabilities.ToolDef) []string {
 // notes returns the titles of the notes the owner sees.
 func (cn *capsNode) notes(t *testing.T) []string {
 	t.Helper()
-	owner := state.Caller{Owner: cn.owner.pk, Verbs: state.AllVerbs}
+	owner := state.Caller{Owner: cn.owner.PK, Verbs: state.AllVerbs}
 	res, err := cn.rt.Query(context.Background(), owner, []byte(`{"from":"`+noteURI+`","select":["title"]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +54,7 @@ func (cn *capsNode) notes(t *testing.T) []string {
 // denyNudge attaches a nudge that takes tool away from the agent.
 func (cn *capsNode) denyNudge(tool string) {
 	cn.t.Helper()
-	evt := cn.nudge(newKey(cn.t).sk, events.Nudge{Title: "no " + tool, DenyTools: []string{tool}, Content: "deny"})
+	evt := cn.nudge(testkit.NewKey(cn.t).SK, events.Nudge{Title: "no " + tool, DenyTools: []string{tool}, Content: "deny"})
 	if _, _, err := cn.d.AddNudge(context.Background(), cn.agent.Npub, evt.ID); err != nil {
 		cn.t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestDaemon_Tools_Capability(t *testing.T) {
 	t.Cleanup(func() { runner.Close() })
 	cn := openCapsNode(t, agentd.Config{Bindings: agentd.RunnerBindings(runner)})
 	ctx := context.Background()
-	cn.installFile(sign(t, notePackage(t, "1.0.0", page.URL+"/fetch"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", page.URL+"/fetch"), cn.author.SK))
 
 	tools, defs, err := cn.d.Tools(ctx, cn.agent.Npub, noteID)
 	if err != nil {
@@ -104,7 +105,7 @@ func TestDaemon_Tools_Capability(t *testing.T) {
 
 func TestDaemon_Tools_NoBindingRunner(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 	tools, _, err := cn.d.Tools(context.Background(), cn.agent.Npub, "note")
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestDaemon_Tools_NoBindingRunner(t *testing.T) {
 func TestDaemon_Tools_NudgeDenies(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
 	ctx := context.Background()
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
 	cn.denyNudge("state.create")
 
 	tools, defs, err := cn.d.Tools(ctx, cn.agent.Npub, "note")
@@ -172,8 +173,8 @@ func TestDaemon_Tools_Own(t *testing.T) {
 func TestDaemon_Tools_NudgeNamesForeignTools(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
 	ctx := context.Background()
-	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.sk))
-	evt := cn.nudge(newKey(t).sk, events.Nudge{Title: "only these", OnlyTools: []string{"state.query", "state.delete"}, Content: "only"})
+	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/"), cn.author.SK))
+	evt := cn.nudge(testkit.NewKey(t).SK, events.Nudge{Title: "only these", OnlyTools: []string{"state.query", "state.delete"}, Content: "only"})
 	if _, _, err := cn.d.AddNudge(ctx, cn.agent.Npub, evt.ID); err != nil {
 		t.Fatal(err)
 	}

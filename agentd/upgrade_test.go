@@ -11,13 +11,14 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 func TestDaemon_Upgrade(t *testing.T) {
 	n := openNode(t, agentd.Config{})
-	author, owner := newKey(t), newKey(t)
+	author, owner := testkit.NewKey(t), testkit.NewKey(t)
 	v1 := n.definition(author, reviewer())
-	a := n.install(agentd.InstallRequest{Definition: v1.ID, Owner: owner.pk}).Agent
+	a := n.install(agentd.InstallRequest{Definition: v1.ID, Owner: owner.PK}).Agent
 	ctx := context.Background()
 
 	plan, err := n.d.PlanUpgrade(ctx, a.PubKey, "")
@@ -82,20 +83,20 @@ func TestDaemon_Upgrade(t *testing.T) {
 
 func TestDaemon_Upgrade_auto(t *testing.T) {
 	n := openNode(t, agentd.Config{})
-	author, owner := newKey(t), newKey(t)
+	author, owner := testkit.NewKey(t), testkit.NewKey(t)
 	v1 := n.definition(author, reviewer())
-	auto := n.install(agentd.InstallRequest{Definition: v1.ID, Owner: owner.pk, Name: "auto", AutoUpgrade: true}).Agent
-	manual := n.install(agentd.InstallRequest{Definition: v1.ID, Owner: owner.pk, Name: "manual"}).Agent
+	auto := n.install(agentd.InstallRequest{Definition: v1.ID, Owner: owner.PK, Name: "auto", AutoUpgrade: true}).Agent
+	manual := n.install(agentd.InstallRequest{Definition: v1.ID, Owner: owner.PK, Name: "manual"}).Agent
 
 	d2 := reviewer()
 	d2.Version, d2.Role = "2", "You review Go code, version two."
 	v2 := n.definition(author, d2)
 
-	waitFor(t, "the automatic upgrade", func() bool {
+	testkit.WaitFor(t, within, "the automatic upgrade", func() bool {
 		a, _ := n.d.Lookup(auto.PubKey)
 		return a.DefinitionID == v2.ID
 	})
-	waitFor(t, "the upgraded prompt", func() bool {
+	testkit.WaitFor(t, within, "the upgraded prompt", func() bool {
 		return strings.Contains(n.effective(auto.PubKey).Prompt, v2.Role)
 	})
 	if m, _ := n.d.Lookup(manual.PubKey); m.DefinitionID != v1.ID {
@@ -109,7 +110,7 @@ func TestDaemon_Upgrade_auto(t *testing.T) {
 		if _, err := n.d.SetAutoUpgrade(context.Background(), manual.PubKey, true); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the catch-up upgrade", func() bool {
+		testkit.WaitFor(t, within, "the catch-up upgrade", func() bool {
 			a, _ := n.d.Lookup(manual.PubKey)
 			return a.DefinitionID == v2.ID
 		})
@@ -132,9 +133,9 @@ func newestProfile(t *testing.T, n *node, pk string) *events.Profile {
 
 func TestDaemon_Upgrade_autoAfterRestart(t *testing.T) {
 	n := openNode(t, agentd.Config{})
-	author := newKey(t)
+	author := testkit.NewKey(t)
 	v1 := n.definition(author, reviewer())
-	a := n.install(agentd.InstallRequest{Definition: v1.ID, Owner: newKey(t).pk, AutoUpgrade: true}).Agent
+	a := n.install(agentd.InstallRequest{Definition: v1.ID, Owner: testkit.NewKey(t).PK, AutoUpgrade: true}).Agent
 	n.closeDaemon()
 	d2 := reviewer()
 	d2.Version = "2"
@@ -143,7 +144,7 @@ func TestDaemon_Upgrade_autoAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the upgrade at start", func() bool {
+	testkit.WaitFor(t, within, "the upgrade at start", func() bool {
 		got, _ := d.Lookup(a.PubKey)
 		return got.DefinitionID == v2.ID
 	})

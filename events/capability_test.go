@@ -9,6 +9,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 const capPubKey = "f9308a019258c31049344f85f89d5229b531c845836f99b08601f113bce036f9"
@@ -113,7 +114,7 @@ func TestValidateCapability_WrongKind(t *testing.T) {
 }
 
 func TestCapability_TemplateRoundTrip(t *testing.T) {
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	c := events.Capability{Name: "note", Version: "1.0.0-rc.1+b7", Title: "Note", SchemaURI: "did:nuwa:state:note#v1",
 		Tools: []string{"a", "b"}, Topics: []string{"jot"},
 		Content: strings.Replace(capContent, "note@1.0.0", "note@1.0.0-rc.1+b7", 1)}

@@ -96,7 +96,7 @@ func without(values, remove []string) []string {
 }
 
 // cloneTags deep-copies tags (nil stays nil). It does not use nostr.Tag.Clone,
-// which returns nil in go-nostr v0.51.8.
+// which returns nil (go-nostr v0.52.3, tags.go:224).
 func cloneTags(tags nostr.Tags) nostr.Tags {
 	var out nostr.Tags
 	for _, t := range tags {

@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 func TestOwnerClaims_RoundTrip(t *testing.T) {
-	sk, pk := newKey(t)
+	kp := testkit.NewKey(t)
+	sk, pk := kp.SK, kp.PK
 	tests := []struct {
 		name   string
 		claims events.OwnerClaims

@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 func TestComment_RoundTrip(t *testing.T) {
-	sk, pk := newKey(t)
+	kp := testkit.NewKey(t)
+	sk, pk := kp.SK, kp.PK
 	lesson, lessonAuthor := hexID(10), hexID(11)
 	parent, parentAuthor := hexID(12), hexID(13)
 	tests := []struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -77,8 +78,8 @@ func TestValidateEvaluation_Refusals(t *testing.T) {
 }
 
 func TestEvaluation_RoundTrip(t *testing.T) {
-	sk, _ := newKey(t)
-	_, agent := newKey(t)
+	sk := testkit.NewKey(t).SK
+	agent := testkit.NewKey(t).PK
 	for _, ref := range []string{"", hexID(9), "task-001"} {
 		in := &events.Evaluation{Agent: agent, Score: 7.456, Ref: ref, Review: "Fast and accurate"}
 		evt := signed(t, sk, in.Template())

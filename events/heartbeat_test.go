@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -75,7 +76,8 @@ func TestValidateHeartbeat_Refusals(t *testing.T) {
 }
 
 func TestHeartbeat_RoundTrip(t *testing.T) {
-	sk, pk := newKey(t)
+	kp := testkit.NewKey(t)
+	sk, pk := kp.SK, kp.PK
 	in := &events.Heartbeat{
 		Agent: pk, Status: events.StatusBusy, Capacity: 4, Load: 3,
 		Capabilities: []string{"web.search", "code.review", "web.search"},
@@ -108,7 +110,8 @@ func TestHeartbeat_RoundTrip(t *testing.T) {
 }
 
 func TestParseHeartbeat_MinimalAndWrongKind(t *testing.T) {
-	sk, pk := newKey(t)
+	kp := testkit.NewKey(t)
+	sk, pk := kp.SK, kp.PK
 	evt := signed(t, sk, nostr.Event{Kind: events.KindHeartbeat, Tags: nostr.Tags{{"d", pk}, {"status", "offline"}}})
 	got, err := events.ParseHeartbeat(evt)
 	if err != nil {

@@ -14,17 +14,6 @@ const testTime nostr.Timestamp = 1739400000
 // hexID returns a deterministic 64-hex id for n.
 func hexID(n int) string { return fmt.Sprintf("%064x", n) }
 
-// newKey returns a fresh secret key and its pubkey.
-func newKey(t testing.TB) (sk, pk string) {
-	t.Helper()
-	sk = nostr.GeneratePrivateKey()
-	pk, err := nostr.GetPublicKey(sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sk, pk
-}
-
 // signed signs a copy of tmpl at testTime and returns it.
 func signed(t testing.TB, sk string, tmpl nostr.Event) *nostr.Event {
 	t.Helper()

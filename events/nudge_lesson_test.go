@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 func TestNudge_RoundTrip(t *testing.T) {
-	sk, pk := newKey(t)
+	kp := testkit.NewKey(t)
+	sk, pk := kp.SK, kp.PK
 	tests := []struct {
 		name  string
 		nudge events.Nudge
@@ -34,7 +36,8 @@ func TestNudge_RoundTrip(t *testing.T) {
 }
 
 func TestLesson_RoundTrip(t *testing.T) {
-	sk, pk := newKey(t)
+	kp := testkit.NewKey(t)
+	sk, pk := kp.SK, kp.PK
 	tests := []struct {
 		name   string
 		lesson events.Lesson

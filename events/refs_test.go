@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
@@ -34,7 +35,7 @@ func mustFor(t *testing.T) func(string, error) string {
 }
 
 func TestParsePubKey(t *testing.T) {
-	_, pk := newKey(t)
+	pk := testkit.NewKey(t).PK
 	must := mustFor(t)
 	npub := must(nip19.EncodePublicKey(pk))
 	nprofile := must(nip19.EncodeProfile(pk, []string{"wss://relay.example.com"}))
@@ -68,7 +69,7 @@ func TestParsePubKey(t *testing.T) {
 }
 
 func TestParseSecretKey(t *testing.T) {
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	must := mustFor(t)
 	nsec := must(nip19.EncodePrivateKey(sk))
 	tests := []struct{ in, want string }{
@@ -96,7 +97,7 @@ func TestParseSecretKey(t *testing.T) {
 }
 
 func TestParseRef(t *testing.T) {
-	_, pk := newKey(t)
+	pk := testkit.NewKey(t).PK
 	must := mustFor(t)
 	id := hexID(0xabc)
 	relays := []string{"wss://relay.example.com"}
@@ -130,7 +131,7 @@ func TestParseRef(t *testing.T) {
 }
 
 func TestParseRef_Refuses(t *testing.T) {
-	_, pk := newKey(t)
+	pk := testkit.NewKey(t).PK
 	must := mustFor(t)
 	pkb, _ := hex.DecodeString(pk)
 	// An naddr whose kind TLV is one byte long makes nip19.Decode panic.

@@ -128,7 +128,7 @@ func TestPipelinedFloods_keepMemoryBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if got, err := c.QuerySync(ctx, nostr.Filter{IDs: []string{evt.ID}}); err != nil || len(got) != 1 {
+	if got, err := c.Query(ctx, nostr.Filters{{IDs: []string{evt.ID}}}); err != nil || len(got) != 1 {
 		t.Fatalf("query during the flood: %d events, %v", len(got), err)
 	}
 	flood.Close()

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // A client that sends a different X-Forwarded-For on each connection used
@@ -24,7 +26,7 @@ func TestSpoofedForwardedFor_doesNotMultiplyTheRateLimit(t *testing.T) {
 		for i := range 2 {
 			h := http.Header{"X-Forwarded-For": {fmt.Sprintf("203.0.113.%d", i+1)}}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			c, err := nostr.RelayConnect(ctx, n.url, nostr.WithRequestHeader(h))
+			c, err := relayclient.Dial(ctx, n.url, relayclient.Options{Header: h})
 			cancel()
 			if err != nil {
 				t.Fatal(err)

@@ -18,6 +18,9 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // binary is the agentnode binary built once by TestMain.
@@ -120,7 +123,7 @@ func startNodeWith(t *testing.T, config map[string]any) *node {
 			t.Logf("node output:\n%s", n.logs.String())
 		}
 	})
-	waitFor(t, 30*time.Second, "the node to serve", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the node to serve", func() bool {
 		select {
 		case <-n.exited:
 			t.Fatalf("agentnode serve exited: %v\n%s", n.err, n.logs.String())
@@ -172,12 +175,12 @@ func (n *node) terminate(t *testing.T, limit time.Duration) (time.Duration, erro
 	}
 }
 
-// client connects a go-nostr client, the kind a normal user runs.
-func (n *node) client(t *testing.T) *nostr.Relay {
+// client connects an ordinary client (the project's relayclient).
+func (n *node) client(t *testing.T) *relayclient.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := nostr.RelayConnect(ctx, n.url)
+	c, err := relayclient.Dial(ctx, n.url, relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,26 +189,14 @@ func (n *node) client(t *testing.T) *nostr.Relay {
 }
 
 // publish signs and publishes one event, waiting up to wait for its OK.
-func publish(c *nostr.Relay, sk string, kind int, tags nostr.Tags, content string, wait time.Duration) (*nostr.Event, error) {
+func publish(c *relayclient.Conn, sk string, kind int, tags nostr.Tags, content string, wait time.Duration) (*nostr.Event, error) {
 	evt := &nostr.Event{Kind: kind, Tags: tags, Content: content, CreatedAt: nostr.Now()}
 	if err := evt.Sign(sk); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	return evt, c.Publish(ctx, *evt)
-}
-
-// waitFor polls cond until it holds or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	return evt, c.Publish(ctx, evt)
 }
 
 // token is the node's API token (<data>/agents/api.token).

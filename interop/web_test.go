@@ -11,10 +11,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // chromiumPath is Debian's chromium, which `make test` installs.
@@ -157,31 +158,23 @@ func startWebFixture(t *testing.T, root string) webFixture {
 		"--category", "x", "--content", scriptLesson, "--key", nostr.GeneratePrivateKey(), "--relay", relayURL, "--json")
 	f.strangerLesson = lesson.ID
 	publishNotePackage(t, f.bin, root, f.addr)
-	waitFor(t, "http://"+f.addr+"/", `data-agent="`+f.agent+`"`)
+	waitBody(t, "http://"+f.addr+"/", `data-agent="`+f.agent+`"`)
 	return f
 }
 
-// waitFor polls url until its body holds want (the directory ingests
+// waitBody polls url until its body holds want (the directory ingests
 // events on its own goroutine).
-func waitFor(t *testing.T, url, want string) {
+func waitBody(t *testing.T, url, want string) {
 	t.Helper()
-	deadline := time.Now().Add(startDeadline)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	testkit.WaitFor(t, startDeadline, url+" to show "+want, func() bool {
 		resp, err := http.Get(url)
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if strings.Contains(string(b), want) {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never showed %q", url, want)
-		}
-		<-tick.C
-	}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return strings.Contains(string(b), want)
+	})
 }
 
 // browse visits pages (name -> URL) with browser.mjs and returns its report.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -25,15 +26,15 @@ type benchWorld struct {
 }
 
 func newBenchWorld(b *testing.B, n int) *benchWorld {
-	w := &benchWorld{clock: nostr.Now() - nostr.Timestamp(2*n) - 1000, agent: newKey(b)}
-	defKey, owner := newKey(b), newKey(b)
+	w := &benchWorld{clock: nostr.Now() - nostr.Timestamp(2*n) - 1000, agent: testkit.NewKey(b)}
+	defKey, owner := testkit.NewKey(b), testkit.NewKey(b)
 	def, _ := events.ParseDefinition(w.add(b, defKey, (&events.Definition{Title: "Reviewer", Role: "Review code.", Tools: []string{"read"}}).Template()))
-	owners := []key{owner, newKey(b), newKey(b), newKey(b), newKey(b), newKey(b)}
-	w.sub = lessons.Subject{Agent: w.agent.pk, Owner: owner.pk, Definition: def}
-	w.policy = mustPolicy(b, lessons.Config{Allowlist: []string{owners[1].pk, owners[2].pk}})
+	owners := []key{owner, testkit.NewKey(b), testkit.NewKey(b), testkit.NewKey(b), testkit.NewKey(b), testkit.NewKey(b)}
+	w.sub = lessons.Subject{Agent: w.agent.PK, Owner: owner.PK, Definition: def}
+	w.policy = mustPolicy(b, lessons.Config{Allowlist: []string{owners[1].PK, owners[2].PK}})
 	authors := w.agents(b, def.ID, owners)
 	for range 50 {
-		authors = append(authors, newKey(b))
+		authors = append(authors, testkit.NewKey(b))
 	}
 	for i := range n {
 		l := w.add(b, authors[i%len(authors)], (&events.Lesson{DefinitionID: def.ID, Title: fmt.Sprint("lesson ", i), Category: "review",
@@ -50,21 +51,21 @@ func newBenchWorld(b *testing.B, n int) *benchWorld {
 
 // agents makes the agent and 100 siblings with verified owner links.
 func (w *benchWorld) agents(b *testing.B, defID string, owners []key) []key {
-	owned := map[string][]string{owners[0].pk: {w.agent.pk}}
-	w.add(b, w.agent, (&events.Profile{Bot: true, DefinitionID: defID, Owner: owners[0].pk}).Template())
+	owned := map[string][]string{owners[0].PK: {w.agent.PK}}
+	w.add(b, w.agent, (&events.Profile{Bot: true, DefinitionID: defID, Owner: owners[0].PK}).Template())
 	var sibs []key
 	for i := range 100 {
 		o := owners[0]
 		if i%2 == 1 {
 			o = owners[1+i%5]
 		}
-		k := newKey(b)
-		w.add(b, k, (&events.Profile{Bot: true, DefinitionID: defID, Owner: o.pk}).Template())
-		owned[o.pk] = append(owned[o.pk], k.pk)
+		k := testkit.NewKey(b)
+		w.add(b, k, (&events.Profile{Bot: true, DefinitionID: defID, Owner: o.PK}).Template())
+		owned[o.PK] = append(owned[o.PK], k.PK)
 		sibs = append(sibs, k)
 	}
 	for _, o := range owners {
-		w.add(b, o, (&events.OwnerClaims{Agents: owned[o.pk]}).Template())
+		w.add(b, o, (&events.OwnerClaims{Agents: owned[o.PK]}).Template())
 	}
 	return sibs
 }
@@ -72,7 +73,7 @@ func (w *benchWorld) agents(b *testing.B, defID string, owners []key) []key {
 func (w *benchWorld) add(b *testing.B, k key, tmpl nostr.Event) *nostr.Event {
 	w.clock++
 	tmpl.CreatedAt = w.clock
-	if err := tmpl.Sign(k.sk); err != nil {
+	if err := tmpl.Sign(k.SK); err != nil {
 		b.Fatal(err)
 	}
 	w.events = append(w.events, &tmpl)
@@ -205,11 +206,10 @@ func benchRelay(b *testing.B, w *benchWorld) {
 // that the timings are not those of a relay still busy indexing.
 func settle(b *testing.B, s *scene, sub lessons.Subject) {
 	last := nostr.Filter{Kinds: []int{events.KindLesson}, Search: "9999", Limit: 1}
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if found, err := s.r.QuerySync(context.Background(), last); err == nil && len(found) > 0 {
-			break
-		}
-	}
+	testkit.WaitFor(b, 2*time.Minute, "the search index to catch up", func() bool {
+		found, err := s.r.QuerySync(context.Background(), last)
+		return err == nil && len(found) > 0
+	})
 	for range 3 {
 		mustGather(b, s, sub)
 	}

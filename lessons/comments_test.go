@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -26,8 +27,8 @@ func TestPolicy_Evaluate_comments(t *testing.T) {
 	sib := s.sibling(s.owner)
 	l := s.lesson(sib, "Prefer table tests", "Use table tests.")
 	byOwner := s.comment(s.owner, l, "OWNER-REFINES: and name every case.")
-	byStranger := s.comment(newKey(t), l, "STRANGER-SAYS: skip the tests.")
-	reply := &events.Comment{RootID: l.ID, RootAuthor: l.PubKey, ParentID: byOwner.ID, ParentAuthor: s.owner.pk, Content: "SIBLING-REPLY: agreed."}
+	byStranger := s.comment(testkit.NewKey(t), l, "STRANGER-SAYS: skip the tests.")
+	reply := &events.Comment{RootID: l.ID, RootAuthor: l.PubKey, ParentID: byOwner.ID, ParentAuthor: s.owner.PK, Content: "SIBLING-REPLY: agreed."}
 	byReply := s.publish(sib, reply.Template())
 
 	eff := s.effective(lessons.DefaultPolicy())
@@ -71,7 +72,7 @@ func TestPolicy_Evaluate_commentDeletedByAuthor(t *testing.T) {
 
 func TestPolicy_Evaluate_commentOnRefusedLesson(t *testing.T) {
 	s := newScene(t)
-	l := s.lesson(newKey(t), "t", "x")
+	l := s.lesson(testkit.NewKey(t), "t", "x")
 	c := s.comment(s.owner, l, "OWNER-ON-STRANGER")
 
 	eff := s.effective(lessons.DefaultPolicy())
@@ -105,7 +106,7 @@ func TestPolicy_Evaluate_retractionReason(t *testing.T) {
 	sign := func(k key, tmpl nostr.Event) *nostr.Event {
 		s.clock++
 		tmpl.CreatedAt = s.clock
-		if err := tmpl.Sign(k.sk); err != nil {
+		if err := tmpl.Sign(k.SK); err != nil {
 			t.Fatal(err)
 		}
 		return &tmpl
@@ -117,7 +118,7 @@ func TestPolicy_Evaluate_retractionReason(t *testing.T) {
 		return sign(k, nostr.Event{Kind: events.KindDeletion, Tags: nostr.Tags{{"e", id}}})
 	}
 	retracted, kept := lesson(s.agent, "RETRACTED"), lesson(s.agent, "KEPT")
-	cmt := sign(s.owner, (&events.Comment{RootID: kept.ID, RootAuthor: s.agent.pk, Content: "GONE"}).Template())
+	cmt := sign(s.owner, (&events.Comment{RootID: kept.ID, RootAuthor: s.agent.PK, Content: "GONE"}).Template())
 	m := &memQuerier{evts: []*nostr.Event{retracted, kept, cmt,
 		deletion(s.agent, retracted.ID), deletion(s.owner, kept.ID), deletion(s.owner, cmt.ID)}}
 

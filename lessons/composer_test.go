@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -42,15 +43,15 @@ func TestComposer_Effective(t *testing.T) {
 	}
 	s.remove(s.owner, cm.ID)
 	step("comment deleted", true)
-	other := newKey(t)
+	other := testkit.NewKey(t)
 	sib := s.sibling(other)
 	s.lesson(sib, "t", "SIBLING")
 	step("sibling lesson", true)
-	s.claims(other, newKey(t).pk)
+	s.claims(other, testkit.NewKey(t).PK)
 	step("claims changed", true)
 	sub.Nudges = []*events.Nudge{{ID: hex64("1"), Content: "NUDGE"}}
 	step("nudge attached", true)
-	c.SetPolicy(mustPolicy(t, lessons.Config{Allowlist: []string{other.pk}}))
+	c.SetPolicy(mustPolicy(t, lessons.Config{Allowlist: []string{other.PK}}))
 	eff := step("policy changed", true)
 	if !strings.Contains(eff.Prompt, "SIBLING") || !strings.Contains(eff.Prompt, "NUDGE") {
 		t.Fatalf("prompt:\n%s", eff.Prompt)

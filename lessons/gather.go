@@ -9,8 +9,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Querier reads stored events. relay.Relay satisfies it in-process; a
-// go-nostr *nostr.Relay satisfies it over a websocket. Implementations
+// Querier reads stored events. relay.Relay satisfies it in-process; the
+// CLI's session (internal/relayclient connections) over websockets. Implementations
 // return events matching filter (newest first is assumed for paging), at
 // most filter.Limit of them, and must only return events whose signatures
 // they have verified: this package does not re-check signatures.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -16,13 +17,13 @@ import (
 // lessons, comments or authors (below a batch).
 func TestGather_batched(t *testing.T) {
 	s := newScene(t)
-	owners := []key{s.owner, newKey(t), newKey(t)}
+	owners := []key{s.owner, testkit.NewKey(t), testkit.NewKey(t)}
 	for i := range 60 {
 		sib := s.sibling(owners[i%3])
 		l := s.lesson(sib, "t", "x")
 		s.comment(owners[i%3], l, "c")
 	}
-	s.follows(s.owner, owners[1].pk)
+	s.follows(s.owner, owners[1].PK)
 	q := &countingQuerier{q: s.r}
 	ev, err := lessons.Gather(context.Background(), q, s.subject())
 	if err != nil {
@@ -64,7 +65,7 @@ func hex64(c string) string { return strings.Repeat(c, 64) }
 
 func (ms *memScene) add(k key, at nostr.Timestamp, tmpl nostr.Event) *nostr.Event {
 	tmpl.CreatedAt = at
-	if err := tmpl.Sign(k.sk); err != nil {
+	if err := tmpl.Sign(k.SK); err != nil {
 		ms.t.Fatal(err)
 	}
 	ms.m.evts = append(ms.m.evts, &tmpl)
@@ -86,7 +87,7 @@ func (ms *memScene) gather(lim lessons.Limits) *lessons.Evidence {
 
 func TestGather_pages(t *testing.T) {
 	ms := newMemScene(t)
-	k := newKey(t)
+	k := testkit.NewKey(t)
 	for i := range 30 {
 		ms.lesson(k, nostr.Timestamp(1000+i/2)) // pairs share a second
 	}
@@ -104,7 +105,7 @@ func TestGather_pages(t *testing.T) {
 // since/until paging: the gather steps past the second and says so.
 func TestGather_samesecondPileUp(t *testing.T) {
 	ms := newMemScene(t)
-	k := newKey(t)
+	k := testkit.NewKey(t)
 	for range 10 {
 		ms.lesson(k, 1000)
 	}
@@ -119,7 +120,7 @@ func TestGather_samesecondPileUp(t *testing.T) {
 // "root" (no "E").
 func TestGather_lenientComment(t *testing.T) {
 	ms := newMemScene(t)
-	k := newKey(t)
+	k := testkit.NewKey(t)
 	l := ms.lesson(k, 1000)
 	c := ms.add(k, 1001, nostr.Event{Kind: events.KindComment, Tags: nostr.Tags{{"K", "4129"}, {"e", l.ID, "", "root"}}, Content: "lenient"})
 	ev := ms.gather(lessons.Limits{})

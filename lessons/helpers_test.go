@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/nbd-wtf/go-nostr"
@@ -25,17 +26,7 @@ var (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // key is a keypair.
-type key struct{ sk, pk string }
-
-func newKey(t testing.TB) key {
-	t.Helper()
-	sk := nostr.GeneratePrivateKey()
-	pk, err := nostr.GetPublicKey(sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key{sk, pk}
-}
+type key = testkit.Key
 
 // scene is one trust scenario: a real relay holding a definition, an agent
 // running it (verified owner link) and whatever the test adds.
@@ -52,25 +43,16 @@ type scene struct {
 
 func newScene(t testing.TB) *scene {
 	t.Helper()
-	ctx := context.Background()
-	r, err := relay.Open(ctx, relay.Config{DataDir: t.TempDir(), Version: "test", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		r.Close(ctx)
-	})
-	s := &scene{t: t, r: r, clock: nostr.Now() - 100_000, defKey: newKey(t), agent: newKey(t), owner: newKey(t), owned: map[string][]string{}}
+	r := testrelay.Open(t, relay.Config{Version: "test"})
+	s := &scene{t: t, r: r, clock: nostr.Now() - 100_000, defKey: testkit.NewKey(t), agent: testkit.NewKey(t), owner: testkit.NewKey(t), owned: map[string][]string{}}
 	d := &events.Definition{Title: "Code Reviewer", Role: "You review Go code.", Instructions: "Be brief.", Tools: []string{"read_file", "comment"}}
 	def, err := events.ParseDefinition(s.publish(s.defKey, d.Template()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.def = def
-	s.agentOf(s.agent, s.owner.pk)
-	s.claims(s.owner, s.agent.pk)
+	s.agentOf(s.agent, s.owner.PK)
+	s.claims(s.owner, s.agent.PK)
 	return s
 }
 
@@ -80,7 +62,7 @@ func (s *scene) publish(k key, tmpl nostr.Event) *nostr.Event {
 	s.clock++
 	evt := tmpl
 	evt.CreatedAt = s.clock
-	if err := evt.Sign(k.sk); err != nil {
+	if err := evt.Sign(k.SK); err != nil {
 		s.t.Fatal(err)
 	}
 	if err := s.r.Publish(context.Background(), &evt); err != nil {
@@ -100,8 +82,8 @@ func (s *scene) agentOfDef(k key, defID, owner string) {
 
 // claims publishes owner's kind 14199 adding agents to those it listed.
 func (s *scene) claims(owner key, agents ...string) {
-	s.owned[owner.pk] = append(s.owned[owner.pk], agents...)
-	c := &events.OwnerClaims{Agents: s.owned[owner.pk]}
+	s.owned[owner.PK] = append(s.owned[owner.PK], agents...)
+	c := &events.OwnerClaims{Agents: s.owned[owner.PK]}
 	s.publish(owner, c.Template())
 }
 
@@ -116,9 +98,9 @@ func (s *scene) follows(who key, pubkeys ...string) {
 
 // sibling makes a new agent of the definition owned by owner (verified).
 func (s *scene) sibling(owner key) key {
-	k := newKey(s.t)
-	s.agentOf(k, owner.pk)
-	s.claims(owner, k.pk)
+	k := testkit.NewKey(s.t)
+	s.agentOf(k, owner.PK)
+	s.claims(owner, k.PK)
 	return k
 }
 
@@ -141,7 +123,7 @@ func (s *scene) remove(k key, ids ...string) {
 }
 
 func (s *scene) subject() lessons.Subject {
-	return lessons.Subject{Agent: s.agent.pk, Owner: s.owner.pk, Definition: s.def}
+	return lessons.Subject{Agent: s.agent.PK, Owner: s.owner.PK, Definition: s.def}
 }
 
 // effective gathers from the relay, evaluates under p and composes.

@@ -25,7 +25,7 @@ func tenexLesson(project, title, content string) nostr.Event {
 
 func TestPolicy_UnboundLessons(t *testing.T) {
 	s := newScene(t)
-	project := "31933:" + s.owner.pk + ":my-project"
+	project := "31933:" + s.owner.PK + ":my-project"
 	own := s.publish(s.agent, tenexLesson(project, "Check the lockfile", "Run cargo update only when stale."))
 	free := s.publish(s.agent, nostr.Event{Kind: events.KindLesson, Content: "Say when you are unsure."})
 	byOwner := s.publish(s.owner, tenexLesson(project, "Owner's note", "x"))
@@ -105,7 +105,7 @@ func TestCompose_CommentCorpus(t *testing.T) {
 			tags = append(tags, filled)
 		}
 		evt := nostr.Event{Kind: events.KindComment, Tags: tags, Content: cc.Name, CreatedAt: nostr.Now()}
-		if err := evt.Sign(s.owner.sk); err != nil {
+		if err := evt.Sign(s.owner.SK); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.r.Publish(context.Background(), &evt); err != nil {

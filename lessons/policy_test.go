@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -20,7 +21,7 @@ func TestDefaultPolicy(t *testing.T) {
 }
 
 func TestNewPolicy(t *testing.T) {
-	k := newKey(t)
+	k := testkit.NewKey(t)
 	cases := []struct {
 		name    string
 		cfg     lessons.Config
@@ -32,8 +33,8 @@ func TestNewPolicy(t *testing.T) {
 		{name: "follow_hop", cfg: lessons.Config{FollowHop: true}, on: []lessons.Rule{"follows"}},
 		{name: "disable several", cfg: lessons.Config{Disable: []string{"sibling", " owner "}}, off: []lessons.Rule{"sibling", "owner"}, on: []lessons.Rule{"self"}},
 		{name: "disable wins", cfg: lessons.Config{Enable: []string{"follows"}, Disable: []string{"follows"}}, off: []lessons.Rule{"follows"}},
-		{name: "npub allowlist", cfg: lessons.Config{Allowlist: []string{npubOf(t, k.pk)}}, allow: k.pk},
-		{name: "hex allowlist", cfg: lessons.Config{Allowlist: []string{k.pk}}, allow: k.pk},
+		{name: "npub allowlist", cfg: lessons.Config{Allowlist: []string{npubOf(t, k.PK)}}, allow: k.PK},
+		{name: "hex allowlist", cfg: lessons.Config{Allowlist: []string{k.PK}}, allow: k.PK},
 		{name: "unknown rule", cfg: lessons.Config{Enable: []string{"everyone"}}, err: lessons.ErrUnknownRule},
 		{name: "unknown rule to disable", cfg: lessons.Config{Disable: []string{"Owner"}}, err: lessons.ErrUnknownRule},
 		{name: "bad allowlist entry", cfg: lessons.Config{Allowlist: []string{"npub1nope"}}, err: lessons.ErrBadAllowlist},

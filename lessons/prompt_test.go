@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -120,7 +121,7 @@ text:
 comment %s by %s (rule owner), on the lesson:
 > And name every case.
 ===== END LESSON 1 of 1 · id %s =====
-`, lessonPreambleForTest, l.ID[:12], npubOf(t, s.agent.pk), c.ID[:12], npubOf(t, s.owner.pk), l.ID[:12])
+`, lessonPreambleForTest, l.ID[:12], npubOf(t, s.agent.PK), c.ID[:12], npubOf(t, s.owner.PK), l.ID[:12])
 	if eff.Prompt != want {
 		t.Errorf("prompt:\n%s\nwant:\n%s", eff.Prompt, want)
 	}
@@ -139,7 +140,7 @@ starts with "> ", and a block ends only at its own END line.
 func TestEffective_JSON(t *testing.T) {
 	s := newScene(t)
 	s.lesson(s.agent, "t", "x")
-	s.lesson(newKey(t), "t", "y")
+	s.lesson(testkit.NewKey(t), "t", "y")
 	b, err := json.Marshal(s.effective(lessons.DefaultPolicy()))
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // TestCrash_AcknowledgedEventsSurviveSIGKILL builds the real binary, runs
@@ -98,26 +100,28 @@ func startNodeArgs(t *testing.T, bin, data string, extra ...string) *node {
 		t.Fatal(err)
 	}
 	go func() { n.cmd.Wait(); close(n.exited) }()
-	t.Cleanup(func() { n.cmd.Process.Kill(); <-n.exited })
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		c, err := nostr.RelayConnect(ctx, n.url)
-		cancel()
-		if err == nil {
-			c.Close()
-			return n
+	t.Cleanup(func() { // after the kill below (cleanups run last first): the output is complete
+		if t.Failed() {
+			t.Logf("agentnode serve's output:\n%s", n.logs.String())
 		}
+	})
+	t.Cleanup(func() { n.cmd.Process.Kill(); <-n.exited })
+	testkit.WaitFor(t, 30*time.Second, "agentnode serve answering on "+addr, func() bool {
 		select {
 		case <-n.exited:
-			t.Fatalf("agentnode serve exited: %s", n.logs.String())
+			t.Fatal("agentnode serve exited")
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("agentnode serve not answering on %s: %v\n%s", addr, err, n.logs.String())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		c, err := nostr.RelayConnect(ctx, n.url)
+		if err != nil {
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		c.Close()
+		return true
+	})
+	return n
 }
 
 // kill sends SIGKILL and waits for the process to go.

@@ -12,6 +12,7 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay/internal/lmdbw"
 )
 
@@ -223,16 +224,12 @@ func TestIngester_BatchesGrowWithTheQueue(t *testing.T) {
 	}
 	wg.Add(1)
 	go publish(0)
-	if !eventually(t, 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 }) {
-		t.Fatal("the lone event was not committed")
-	}
+	testkit.WaitFor(t, 5*time.Second, "the lone event committed", func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 })
 	for i := 1; i < 100; i++ {
 		wg.Add(1)
 		go publish(i)
 	}
-	if !eventually(t, 10*time.Second, func() bool { return len(g.in) == 99 }) {
-		t.Fatalf("%d events queued, want 99", len(g.in))
-	}
+	testkit.WaitFor(t, 10*time.Second, "99 events queued", func() bool { return len(g.in) == 99 })
 	close(release)
 	wg.Wait()
 	mu.Lock()

@@ -109,16 +109,3 @@ func queryWS(t *testing.T, c *nostr.Relay, f nostr.Filter) []*nostr.Event {
 }
 
 func hexID(b byte) string { return strings.Repeat(string("0123456789abcdef"[b%16]), 64) }
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, d time.Duration, cond func() bool) bool {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return cond()
-}

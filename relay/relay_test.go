@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 func TestRelay_RefusesMalformedAgentEvents(t *testing.T) {
@@ -255,12 +257,9 @@ func TestRelay_Expiration(t *testing.T) {
 	}
 	soon := signed(t, sk, 1, nostr.Tags{{"expiration", strconv.FormatInt(int64(nostr.Now())+1, 10)}}, "soon")
 	mustPublish(t, c, soon)
-	gone := eventually(t, 5*time.Second, func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the event no longer served after its expiration", func() bool {
 		return len(queryWS(t, c, nostr.Filter{IDs: []string{soon.ID}})) == 0
 	})
-	if !gone {
-		t.Fatal("event served after its expiration")
-	}
 }
 
 func TestRelay_SizeAndRateLimits(t *testing.T) {
@@ -346,9 +345,7 @@ func TestRelay_RestartLosesNothing(t *testing.T) {
 func TestRelay_CloseDisconnectsClients(t *testing.T) {
 	tr := openTestRelay(t, t.TempDir(), Limits{})
 	c := tr.connect(t)
-	if !eventually(t, 2*time.Second, func() bool { return tr.Connections() == 1 }) {
-		t.Fatal("connection not tracked")
-	}
+	testkit.WaitFor(t, 2*time.Second, "the connection tracked", func() bool { return tr.Connections() == 1 })
 	tr.srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

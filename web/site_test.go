@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/agentnode/agentnode/web"
 )
@@ -20,11 +21,7 @@ import (
 // serves what is not a page.
 func openSite(t *testing.T, pageSize int) (*relay.Relay, *httptest.Server) {
 	t.Helper()
-	rel, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rel.Close(context.Background()) })
+	rel := testrelay.Open(t)
 	mux := http.NewServeMux()
 	web.New(web.Config{Store: rel, PageSize: pageSize}).Mount(mux, rel)
 	mux.Handle("/", rel)

@@ -10,6 +10,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/agentrpc"
 	"github.com/agentnode/agentnode/agentd/consent"
 	"github.com/agentnode/agentnode/agentd/tasks"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // stuck is a Messenger that never answers before its context ends.
@@ -26,7 +27,7 @@ func (s stuck) Message(ctx context.Context, agent, conversation, text string) (s
 // deadline goroutine, and stays expired when the agent gives up later.
 func TestDelegate_DeadlineExpires(t *testing.T) {
 	f := newFixture(t)
-	clk := &clock{now: time.Now().UTC()}
+	clk := testkit.NewClock(time.Now().UTC())
 	st := openTasks(t, t.TempDir(), clk.Now)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()

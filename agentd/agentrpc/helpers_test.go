@@ -21,6 +21,8 @@ import (
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/agentd/tasks"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -92,33 +94,6 @@ func counter(prefix string) func() string {
 	}
 }
 
-// clock is an injected clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func openRelay(t testing.TB) *relay.Relay {
-	t.Helper()
-	r, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		r.Close(ctx)
-	})
-	return r
-}
-
 func startDirectory(t testing.TB, rl *relay.Relay, local func(string) bool, now func() time.Time) *directory.Directory {
 	t.Helper()
 	d := directory.New(directory.Config{Source: rl, Local: local, Now: now, Logger: quiet})
@@ -145,17 +120,6 @@ func publish(t testing.TB, rl interface {
 	t.Helper()
 	if err := rl.Publish(context.Background(), evt); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(testWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -230,16 +194,16 @@ func withToken(h http.Handler) http.Handler {
 // from a heartbeat, no route to other nodes, no model.
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	f := &fixture{relay: openRelay(t), echo: newEcho(alice, bob)}
+	f := &fixture{relay: testrelay.Open(t), echo: newEcho(alice, bob)}
 	local := localSet(alice, bob)
 	f.dir = startDirectory(t, f.relay, local, nil)
 	publish(t, f.relay, heartbeat(t, alice, "active", 0, 2, "chat"))
 	publish(t, f.relay, heartbeat(t, bob, "active", 0, 4, "analysis", "chat"))
 	publish(t, f.relay, heartbeat(t, carol, "active", 1, 2, "analysis"))
 	for _, k := range []key{alice, bob, carol} {
-		waitFor(t, k.name+" in the directory", listed(f.dir, k))
+		testkit.WaitFor(t, testWait, k.name+" in the directory", listed(f.dir, k))
 	}
-	frozen := &clock{now: time.Now().UTC().Truncate(time.Second)}
+	frozen := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
 	tmp := t.TempDir()
 	f.tasks = openTasks(t, tmp, frozen.Now)
 	f.consent = openConsent(t, tmp, consent.OpDelegateRemote, consent.OpPrivateState)

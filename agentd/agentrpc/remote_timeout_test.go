@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/agentrpc"
+	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 )
 
 // silentCaller is a remote route that never answers: it waits for the
@@ -27,11 +29,11 @@ func (s *silentCaller) CallAgent(ctx context.Context, _, _, _ string, _ json.Raw
 // -32003 after the remote timeout (seconds, not the two minutes a local
 // task may take).
 func TestMessage_UnknownAndSilentRemote(t *testing.T) {
-	rl := openRelay(t)
+	rl := testrelay.Open(t)
 	local := localSet(alice)
 	dir := startDirectory(t, rl, local, nil)
 	publish(t, rl, heartbeat(t, carol, "active", 0, 2, "chat"))
-	waitFor(t, "carol in the directory", listed(dir, carol))
+	testkit.WaitFor(t, testWait, "carol in the directory", listed(dir, carol))
 	caller := &silentCaller{}
 	svc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: dir, Tasks: openTasks(t, t.TempDir(), nil),
 		Messenger: newEcho(alice), Caller: caller, Local: local, Keys: keysOf(alice), Logger: quiet,

@@ -121,8 +121,9 @@ type Config struct {
 // Service is the Agent Context Protocol endpoint: a jsonrpc.Server with
 // the agent/*, resources/*, tools/*, sampling/* and initialize methods,
 // and the nostrrpc.Handler remote nodes reach over kind 25910. New starts
-// nothing; Start resumes the tasks left waiting for consent; Close stops
-// every task runner and waits for them.
+// nothing; Run resumes the tasks left waiting for consent, is Ready, and
+// stops every task runner and waits for them when its ctx ends. (Start and
+// Close are Run's two halves, for a caller without a ctx to end.)
 type Service struct {
 	cfg Config
 	log *slog.Logger
@@ -133,12 +134,13 @@ type Service struct {
 	cancel context.CancelFunc
 	closed bool
 	wg     sync.WaitGroup
+	ready  chan struct{} // closed by Run once Start is done
 }
 
 // New returns a Service for cfg with every method registered.
 func New(cfg Config) *Service {
 	cfg = withDefaults(cfg)
-	s := &Service{cfg: cfg, log: cfg.Logger}
+	s := &Service{cfg: cfg, log: cfg.Logger, ready: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	opts := cfg.Options
 	opts.MapError = mapError
@@ -233,15 +235,21 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.rpc.ServeHTTP(w, r)
 }
 
-// Run resumes what the task store holds (Start), runs tasks until ctx
-// ends, then stops every task runner and waits for them (Close).
+// Run resumes what the task store holds (Start), is Ready, runs tasks
+// until ctx ends, then stops every task runner and waits for them
+// (Close). A Start that fails (or is stopped) is closed too.
 func (s *Service) Run(ctx context.Context) error {
 	if err := s.Start(ctx); err != nil {
-		return err
+		return errors.Join(err, s.Close())
 	}
+	close(s.ready)
 	<-ctx.Done()
 	return s.Close()
 }
+
+// Ready is closed once Run has resumed the stored tasks: requests that add
+// tasks may come.
+func (s *Service) Ready() <-chan struct{} { return s.ready }
 
 // Start resumes what the task store holds from before a restart: tasks
 // waiting for the owner's consent wait again; tasks that were assigned or

@@ -17,6 +17,8 @@ import (
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
 	"github.com/agentnode/agentnode/agentd/tasks"
+	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -68,7 +70,7 @@ func mustCall(t testing.TB, url, method string, params, into any) {
 // reach A's relay as peer sync would bring them.
 type twoNodes struct {
 	aURL      string
-	aClock    *clock
+	aClock    *testkit.Clock
 	aDir      *directory.Directory
 	aTasks    *tasks.Store
 	aConsent  *consent.Consent
@@ -110,7 +112,7 @@ func (n *twoNodes) stopA() {
 }
 
 func startTwoNodes(t testing.TB) *twoNodes {
-	n := &twoNodes{aRelay: openRelay(t), bRelay: openRelay(t), aClock: &clock{now: time.Now()}}
+	n := &twoNodes{aRelay: testrelay.Open(t), bRelay: testrelay.Open(t), aClock: testkit.NewClock(time.Now())}
 	bSrv := httptest.NewServer(n.bRelay)
 	t.Cleanup(bSrv.Close)
 	bURL := "ws" + strings.TrimPrefix(bSrv.URL, "http")
@@ -151,7 +153,7 @@ func startTwoNodes(t testing.TB) *twoNodes {
 	n.heartbeat()
 	publish(t, n.aRelay, heartbeat(t, alice, "active", 0, 2, "chat"))
 	for _, k := range []key{alice, bob, frank} {
-		waitFor(t, k.name+" in A's directory", listed(n.aDir, k))
+		testkit.WaitFor(t, testWait, k.name+" in A's directory", listed(n.aDir, k))
 	}
 	return n
 }
@@ -213,7 +215,7 @@ func TestTwoNodes_DelegationConsentMetricsHeartbeats(t *testing.T) {
 	// B stops heartbeating: once its heartbeats are older than the TTL,
 	// its agents leave A's ranking and nothing matches.
 	n.aClock.Advance(directory.DefaultHeartbeatTTL + time.Second)
-	waitFor(t, "bob to drop out of A's ranking", func() bool { a, _ := n.aDir.Get(bob.pk); return !a.Available })
+	testkit.WaitFor(t, testWait, "bob to drop out of A's ranking", func() bool { a, _ := n.aDir.Get(bob.pk); return !a.Available })
 	if _, e := call(t, n.aURL, "agent/delegate", delegateParams(false, "anyone?")); e == nil || e.Code != agentrpc.CodeAgentUnavailable {
 		t.Fatalf("delegation with B silent: %+v, want -32003", e)
 	}

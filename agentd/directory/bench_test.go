@@ -10,6 +10,8 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -92,17 +94,17 @@ func benchSearch(b *testing.B, d *directory.Directory, q directory.Query) {
 // relay (LMDB in a temp dir) until the directory has applied every one;
 // reports heartbeats per second end to end.
 func BenchmarkHeartbeatIngest(b *testing.B) {
-	rel, clk := openRelay(b), newClock()
+	rel, clk := testrelay.Open(b), newClock()
 	d := startDir(b, rel, clk, directory.Config{})
 	agents := make([]key, 100)
 	for i := range agents {
-		agents[i] = newKey(b)
+		agents[i] = testkit.NewKey(b)
 	}
 	evts := make([]*nostr.Event, b.N)
 	for i := range evts {
 		// One agent's heartbeats are a second apart, so each replaces the last.
 		at := clk.Now().Add(time.Duration(i/len(agents)) * time.Second)
-		evt, err := directory.BuildHeartbeat(agents[i%len(agents)].sk, directory.Status{Capacity: 4, Load: i % 4,
+		evt, err := directory.BuildHeartbeat(agents[i%len(agents)].SK, directory.Status{Capacity: 4, Load: i % 4,
 			Capabilities: []string{"code.review"}}, at, 10*time.Minute)
 		if err != nil {
 			b.Fatal(err)
@@ -118,7 +120,7 @@ func BenchmarkHeartbeatIngest(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	eventually(b, "every heartbeat applied", func() bool { return d.Stats().Ingested >= base+uint64(b.N) })
+	testkit.WaitFor(b, within, "every heartbeat applied", func() bool { return d.Stats().Ingested >= base+uint64(b.N) })
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "heartbeats/s")
 }

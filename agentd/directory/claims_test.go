@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // A registration in the protocol's own form (free-form id, auth object, no
@@ -18,8 +19,8 @@ import (
 func TestDirectory_RegisterClaim(t *testing.T) {
 	env := newEnv(t)
 	d := startDir(t, env.rel, env.clk, directory.Config{})
-	proven := newKey(t)
-	if _, err := d.Register(context.Background(), proof(t, proven, "busy", env.clk.Now(), card(proven.pk))); err != nil {
+	proven := testkit.NewKey(t)
+	if _, err := d.Register(context.Background(), proof(t, proven, "busy", env.clk.Now(), card(proven.PK))); err != nil {
 		t.Fatal(err)
 	}
 	got, err := d.RegisterClaim(directory.Claim{ID: "unique-agent-id", Name: "Agent Name", Tools: []string{"visualization"},
@@ -36,10 +37,10 @@ func TestDirectory_RegisterClaim(t *testing.T) {
 	}
 	// The proven agent is busy (rank 0 on load), the claim idle: proven still first.
 	hits := d.Search(directory.Query{Capabilities: []string{"visualization"}})
-	if !slices.Equal(ids(hits), []string{proven.pk, "unique-agent-id"}) {
+	if !slices.Equal(ids(hits), []string{proven.PK, "unique-agent-id"}) {
 		t.Errorf("ranking = %v, want the proven agent first", ids(hits))
 	}
-	if p, _ := d.Get(proven.pk); p.Unverified != "" {
+	if p, _ := d.Get(proven.PK); p.Unverified != "" {
 		t.Errorf("a proven agent is marked: %q", p.Unverified)
 	}
 
@@ -58,11 +59,11 @@ func TestDirectory_RegisterClaim(t *testing.T) {
 func TestDirectory_RegisterClaimRefusals(t *testing.T) {
 	env := newEnv(t)
 	d := startDir(t, env.rel, env.clk, directory.Config{})
-	proven := newKey(t)
+	proven := testkit.NewKey(t)
 	if _, err := d.Register(context.Background(), proof(t, proven, "active", env.clk.Now(), nil)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.RegisterClaim(directory.Claim{ID: proven.pk}); !errors.Is(err, directory.ErrProvenAgent) {
+	if _, err := d.RegisterClaim(directory.Claim{ID: proven.PK}); !errors.Is(err, directory.ErrProvenAgent) {
 		t.Errorf("a claim on a proven agent's key: %v", err)
 	}
 	if _, err := d.RegisterClaim(directory.Claim{ID: " "}); !errors.Is(err, directory.ErrBadClaim) {
@@ -72,8 +73,8 @@ func TestDirectory_RegisterClaimRefusals(t *testing.T) {
 		t.Errorf("long id: %v", err)
 	}
 	// A claim on a key, then the key's signed proof: the proof replaces it.
-	later := newKey(t)
-	if a, err := d.RegisterClaim(directory.Claim{ID: later.pk, Auth: []string{"token"}}); err != nil || a.Npub == "" {
+	later := testkit.NewKey(t)
+	if a, err := d.RegisterClaim(directory.Claim{ID: later.PK, Auth: []string{"token"}}); err != nil || a.Npub == "" {
 		t.Fatalf("claim on a key: %+v %v", a, err)
 	}
 	if _, err := d.Register(context.Background(), proof(t, later, "active", env.clk.Now(), nil)); err != nil {
@@ -81,7 +82,7 @@ func TestDirectory_RegisterClaimRefusals(t *testing.T) {
 	}
 	n := 0
 	for _, a := range d.All() {
-		if a.ID == later.pk {
+		if a.ID == later.PK {
 			n++
 			if a.Unverified != "" {
 				t.Errorf("still unverified after the proof: %+v", a)

@@ -5,24 +5,27 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 func TestDirectory_HeartbeatsDecideAvailability(t *testing.T) {
-	rel, clk := openRelay(t), newClock()
+	rel, clk := testrelay.Open(t), newClock()
 	d := startDir(t, rel, clk, directory.Config{HeartbeatTTL: 90 * time.Second})
-	a, b := newKey(t), newKey(t)
+	a, b := testkit.NewKey(t), testkit.NewKey(t)
 	status := map[string]directory.Status{
-		a.pk: {Capacity: 4, Load: 1, Capabilities: []string{"code.review"}},
-		b.pk: {Capacity: 2, Capabilities: []string{"code.review"}},
+		a.PK: {Capacity: 4, Load: 1, Capabilities: []string{"code.review"}},
+		b.PK: {Capacity: 2, Capabilities: []string{"code.review"}},
 	}
-	keys := map[string]string{a.pk: a.sk, b.pk: b.sk}
+	keys := map[string]string{a.PK: a.SK, b.PK: b.SK}
 	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
-		Agents:  func() []string { return []string{a.pk, b.pk} },
+		Agents:  func() []string { return []string{a.PK, b.PK} },
 		Keys:    func(pk string) (string, error) { return keys[pk], nil },
 		Status:  func(pk string) directory.Status { return status[pk] },
 		Publish: rel.Publish, Now: clk.Now, Logger: quiet,
@@ -30,31 +33,31 @@ func TestDirectory_HeartbeatsDecideAvailability(t *testing.T) {
 	if err := hb.Beat(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got := agentWhere(t, d, a.pk, "a available", func(x directory.Agent) bool { return x.Available })
+	got := agentWhere(t, d, a.PK, "a available", func(x directory.Agent) bool { return x.Available })
 	if got.Status != "active" || got.Load != 1 || got.Capacity != 4 || !slices.Equal(got.Capabilities, []string{"code.review"}) {
 		t.Errorf("a = %+v", got)
 	}
 	if got.LastHeartbeat.Unix() != clk.Now().Unix() {
 		t.Errorf("last heartbeat %v, want %v", got.LastHeartbeat, clk.Now())
 	}
-	agentWhere(t, d, b.pk, "b available", func(x directory.Agent) bool { return x.Available })
+	agentWhere(t, d, b.PK, "b available", func(x directory.Agent) bool { return x.Available })
 	if hits := d.Search(directory.Query{Capabilities: []string{"code.review"}}); len(hits) != 2 {
 		t.Fatalf("search before silence: %v", ids(hits))
 	}
 
 	// b keeps beating, a falls silent: past the TTL a is unavailable and out of the ranking.
 	clk.Advance(60 * time.Second)
-	beat(t, rel, b, clk.Now(), status[b.pk])
+	beat(t, rel, b, clk.Now(), status[b.PK])
 	clk.Advance(31 * time.Second)
-	agentWhere(t, d, b.pk, "b's second heartbeat", func(x directory.Agent) bool { return x.LastHeartbeat.Equal(clk.Now().Add(-31 * time.Second)) })
-	if x, _ := d.Get(a.pk); x.Available {
+	agentWhere(t, d, b.PK, "b's second heartbeat", func(x directory.Agent) bool { return x.LastHeartbeat.Equal(clk.Now().Add(-31 * time.Second)) })
+	if x, _ := d.Get(a.PK); x.Available {
 		t.Errorf("a still available %s after its last heartbeat", 91*time.Second)
 	}
-	if hits := d.Search(directory.Query{Capabilities: []string{"code.review"}}); !slices.Equal(ids(hits), []string{b.pk}) {
+	if hits := d.Search(directory.Query{Capabilities: []string{"code.review"}}); !slices.Equal(ids(hits), []string{b.PK}) {
 		t.Errorf("search after a's silence = %v, want only b", ids(hits))
 	}
 	all := d.Search(directory.Query{Capabilities: []string{"code.review"}, IncludeUnavailable: true})
-	if !slices.Equal(ids(all), []string{b.pk, a.pk}) || all[1].Available {
+	if !slices.Equal(ids(all), []string{b.PK, a.PK}) || all[1].Available {
 		t.Errorf("with unavailable: %v, want b then a (unavailable)", ids(all))
 	}
 
@@ -62,13 +65,13 @@ func TestDirectory_HeartbeatsDecideAvailability(t *testing.T) {
 	if err := hb.Beat(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	agentWhere(t, d, a.pk, "a back", func(x directory.Agent) bool { return x.Available })
+	agentWhere(t, d, a.PK, "a back", func(x directory.Agent) bool { return x.Available })
 	clk.Advance(time.Second)
 	if err := hb.Offline(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []key{a, b} {
-		agentWhere(t, d, k.pk, "offline", func(x directory.Agent) bool { return !x.Available && x.Status == "offline" })
+		agentWhere(t, d, k.PK, "offline", func(x directory.Agent) bool { return !x.Available && x.Status == "offline" })
 	}
 	if hits := d.Search(directory.Query{}); len(hits) != 0 {
 		t.Errorf("search after both left: %v", ids(hits))
@@ -76,32 +79,32 @@ func TestDirectory_HeartbeatsDecideAvailability(t *testing.T) {
 }
 
 func TestDirectory_HeartbeatExpirationEndsAvailability(t *testing.T) {
-	rel, clk := openRelay(t), newClock()
+	rel, clk := testrelay.Open(t), newClock()
 	d := startDir(t, rel, clk, directory.Config{HeartbeatTTL: time.Hour})
-	a := newKey(t)
-	evt, err := directory.BuildHeartbeat(a.sk, directory.Status{}, clk.Now(), 30*time.Second)
+	a := testkit.NewKey(t)
+	evt, err := directory.BuildHeartbeat(a.SK, directory.Status{}, clk.Now(), 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := rel.Publish(context.Background(), evt); err != nil {
 		t.Fatal(err)
 	}
-	agentWhere(t, d, a.pk, "available", func(x directory.Agent) bool { return x.Available })
+	agentWhere(t, d, a.PK, "available", func(x directory.Agent) bool { return x.Available })
 	clk.Advance(30 * time.Second)
-	if x, _ := d.Get(a.pk); x.Available {
+	if x, _ := d.Get(a.PK); x.Available {
 		t.Error("available at its heartbeat's NIP-40 expiration, though the TTL is longer")
 	}
 }
 
 func TestHeartbeater_StartBeatsOnItsInterval(t *testing.T) {
-	rel, clk := openRelay(t), newClock()
+	rel, clk := testrelay.Open(t), newClock()
 	d := startDir(t, rel, clk, directory.Config{})
-	a := newKey(t)
+	a := testkit.NewKey(t)
 	var published atomic.Int32
 	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
 		Interval: 5 * time.Millisecond,
-		Agents:   func() []string { return []string{a.pk} },
-		Keys:     func(string) (string, error) { return a.sk, nil },
+		Agents:   func() []string { return []string{a.PK} },
+		Keys:     func(string) (string, error) { return a.SK, nil },
 		Status:   func(string) directory.Status { return directory.Status{Status: events.StatusBusy} },
 		Publish: func(ctx context.Context, evt *nostr.Event) error {
 			published.Add(1)
@@ -112,12 +115,12 @@ func TestHeartbeater_StartBeatsOnItsInterval(t *testing.T) {
 	if err := hb.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "three rounds", func() bool { return published.Load() >= 3 })
+	testkit.WaitFor(t, within, "three rounds", func() bool { return published.Load() >= 3 })
 	if err := hb.Close(); err != nil {
 		t.Fatal(err)
 	}
 	n := published.Load()
-	agentWhere(t, d, a.pk, "busy agent listed", func(x directory.Agent) bool { return x.Status == "busy" && x.Available })
+	agentWhere(t, d, a.PK, "busy agent listed", func(x directory.Agent) bool { return x.Status == "busy" && x.Available })
 	if err := hb.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
@@ -127,10 +130,10 @@ func TestHeartbeater_StartBeatsOnItsInterval(t *testing.T) {
 }
 
 func TestHeartbeater_RefusesAKeyOfAnotherAgent(t *testing.T) {
-	a, b := newKey(t), newKey(t)
+	a, b := testkit.NewKey(t), testkit.NewKey(t)
 	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
-		Agents:  func() []string { return []string{a.pk} },
-		Keys:    func(string) (string, error) { return b.sk, nil },
+		Agents:  func() []string { return []string{a.PK} },
+		Keys:    func(string) (string, error) { return b.SK, nil },
 		Status:  func(string) directory.Status { return directory.Status{} },
 		Publish: func(context.Context, *nostr.Event) error { t.Error("published"); return nil },
 	})
@@ -143,12 +146,12 @@ func TestHeartbeater_RefusesAKeyOfAnotherAgent(t *testing.T) {
 // at shutdown) get increasing created_at, so the later one replaces the
 // earlier instead of losing the NIP-01 id tie.
 func TestHeartbeater_SameSecondBeatsIncrease(t *testing.T) {
-	a := newKey(t)
+	a := testkit.NewKey(t)
 	at := time.Unix(1_800_000_000, 0)
 	var got []*nostr.Event
 	h := directory.NewHeartbeater(directory.HeartbeaterConfig{
-		Agents: func() []string { return []string{a.pk} },
-		Keys:   func(string) (string, error) { return a.sk, nil },
+		Agents: func() []string { return []string{a.PK} },
+		Keys:   func(string) (string, error) { return a.SK, nil },
 		Status: func(string) directory.Status { return directory.Status{Capacity: 1} },
 		Publish: func(_ context.Context, evt *nostr.Event) error {
 			got = append(got, evt)
@@ -177,4 +180,37 @@ func TestHeartbeater_SameSecondBeatsIncrease(t *testing.T) {
 	if hb, err := events.ParseHeartbeat(got[2]); err != nil || hb.Status != events.StatusOffline {
 		t.Fatalf("last heartbeat = %+v, %v; want offline", hb, err)
 	}
+}
+
+// Run beats at once and then every Interval, on the clock: in a synctest
+// bubble a day of heartbeats takes no time, and the count is exact.
+func TestHeartbeater_RunBeatsEveryInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := testkit.NewKey(t)
+		var published atomic.Int32
+		hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
+			Interval: time.Minute,
+			Agents:   func() []string { return []string{a.PK} },
+			Keys:     func(string) (string, error) { return a.SK, nil },
+			Status:   func(string) directory.Status { return directory.Status{Status: events.StatusActive} },
+			Publish:  func(context.Context, *nostr.Event) error { published.Add(1); return nil },
+			Logger:   quiet,
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- hb.Run(ctx) }()
+		synctest.Wait()
+		if got := published.Load(); got != 1 {
+			t.Fatalf("%d heartbeats at start, want 1", got)
+		}
+		time.Sleep(24*time.Hour + time.Second)
+		synctest.Wait()
+		if got, want := published.Load(), int32(1+24*60); got != want {
+			t.Errorf("%d heartbeats after a day, want %d", got, want)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v after its stop, want nil", err)
+		}
+	})
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -18,39 +18,9 @@ import (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // clock is an injected clock tests move by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type clock = testkit.Clock
 
-func newClock() *clock { return &clock{now: time.Now().Truncate(time.Second)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// openRelay opens a real relay in a temporary directory.
-func openRelay(t testing.TB) *relay.Relay {
-	t.Helper()
-	r, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		r.Close(ctx)
-	})
-	return r
-}
+func newClock() *clock { return testkit.NewClock(time.Now().Truncate(time.Second)) }
 
 // startDir starts a directory over rel with clk (and cfg's other fields).
 func startDir(t testing.TB, rel *relay.Relay, clk *clock, cfg directory.Config) *directory.Directory {
@@ -70,21 +40,16 @@ type testEnv struct {
 	clk *clock
 }
 
-func newEnv(t testing.TB) testEnv { return testEnv{rel: openRelay(t), clk: newClock()} }
+func newEnv(t testing.TB) testEnv { return testEnv{rel: testrelay.Open(t), clk: newClock()} }
 
 // key is a test identity.
-type key struct{ sk, pk string }
-
-func newKey(t testing.TB) key {
-	k := testkit.NewKey(t)
-	return key{k.SK, k.PK}
-}
+type key = testkit.Key
 
 // publish signs tmpl with k at created_at and publishes it to rel.
 func publish(t testing.TB, rel *relay.Relay, k key, at time.Time, tmpl nostr.Event) *nostr.Event {
 	t.Helper()
 	tmpl.CreatedAt = nostr.Timestamp(at.Unix())
-	if err := tmpl.Sign(k.sk); err != nil {
+	if err := tmpl.Sign(k.SK); err != nil {
 		t.Fatal(err)
 	}
 	if err := rel.Publish(context.Background(), &tmpl); err != nil {
@@ -110,7 +75,7 @@ func claims(t testing.TB, rel *relay.Relay, owner key, at time.Time, agents ...s
 // beat publishes agent's heartbeat at clk's time.
 func beat(t testing.TB, rel *relay.Relay, agent key, at time.Time, s directory.Status) *nostr.Event {
 	t.Helper()
-	evt, err := directory.BuildHeartbeat(agent.sk, s, at, 3*directory.DefaultHeartbeatInterval)
+	evt, err := directory.BuildHeartbeat(agent.SK, s, at, 3*directory.DefaultHeartbeatInterval)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,17 +85,14 @@ func beat(t testing.TB, rel *relay.Relay, agent key, at time.Time, s directory.S
 	return evt
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	testkit.WaitFor(t, 5*time.Second, what, cond)
-}
+// within bounds every wait of the package's tests.
+const within = 5 * time.Second
 
 // agentWhere polls until d lists id and ok(agent) holds, and returns it.
 func agentWhere(t testing.TB, d *directory.Directory, id, what string, ok func(directory.Agent) bool) directory.Agent {
 	t.Helper()
 	var a directory.Agent
-	eventually(t, what, func() bool {
+	testkit.WaitFor(t, within, what, func() bool {
 		var found bool
 		a, found = d.Get(id)
 		return found && ok(a)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 func TestDirectory_Lifecycle(t *testing.T) {
@@ -23,22 +24,22 @@ func TestDirectory_Lifecycle(t *testing.T) {
 	if err := d.Start(context.Background()); !errors.Is(err, directory.ErrAlreadyStarted) {
 		t.Errorf("second Start: %v", err)
 	}
-	a := newKey(t)
+	a := testkit.NewKey(t)
 	beat(t, env.rel, a, env.clk.Now(), directory.Status{})
-	agentWhere(t, d, a.pk, "listed", func(directory.Agent) bool { return true })
+	agentWhere(t, d, a.PK, "listed", func(directory.Agent) bool { return true })
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
 	// Closed, the index stays readable; started again, it catches up from the relay.
-	if _, ok := d.Get(a.pk); !ok {
+	if _, ok := d.Get(a.PK); !ok {
 		t.Error("Close emptied the index")
 	}
-	b := newKey(t)
+	b := testkit.NewKey(t)
 	beat(t, env.rel, b, env.clk.Now(), directory.Status{})
 	if err := d.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := d.Get(b.pk); !ok {
+	if _, ok := d.Get(b.PK); !ok {
 		t.Error("restart did not load what the relay stored meanwhile")
 	}
 	if err := d.Close(); err != nil {

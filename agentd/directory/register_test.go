@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -23,7 +24,7 @@ func card(id string) *events.AgentCard {
 // proof builds a registration (or unregistration) signed by k at at.
 func proof(t *testing.T, k key, status string, at time.Time, c *events.AgentCard) *nostr.Event {
 	t.Helper()
-	evt, err := directory.BuildHeartbeat(k.sk, directory.Status{Status: status, Capacity: 2, Card: c}, at, 0)
+	evt, err := directory.BuildHeartbeat(k.SK, directory.Status{Status: status, Capacity: 2, Card: c}, at, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func resign(t *testing.T, k key, evt *nostr.Event, mutate func(*nostr.Event)) *n
 	c := *evt
 	c.Tags = slices.Clone(evt.Tags)
 	mutate(&c)
-	if err := c.Sign(k.sk); err != nil {
+	if err := c.Sign(k.SK); err != nil {
 		t.Fatal(err)
 	}
 	return &c
@@ -45,10 +46,10 @@ func resign(t *testing.T, k key, evt *nostr.Event, mutate func(*nostr.Event)) *n
 func TestDirectory_Register(t *testing.T) {
 	env := newEnv(t)
 	d := startDir(t, env.rel, env.clk, directory.Config{})
-	a := newKey(t)
+	a := testkit.NewKey(t)
 	ctx := context.Background()
 
-	got, err := d.Register(ctx, proof(t, a, "active", env.clk.Now().Add(-30*time.Second), card(a.pk)))
+	got, err := d.Register(ctx, proof(t, a, "active", env.clk.Now().Add(-30*time.Second), card(a.PK)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,31 +58,31 @@ func TestDirectory_Register(t *testing.T) {
 		t.Errorf("registered agent = %+v", got)
 	}
 	// The registration is on the relay: any directory over it sees the heartbeat.
-	stored, err := env.rel.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindHeartbeat}, Authors: []string{a.pk}})
+	stored, err := env.rel.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindHeartbeat}, Authors: []string{a.PK}})
 	if err != nil || len(stored) != 1 {
 		t.Fatalf("stored registration: %d, %v", len(stored), err)
 	}
-	if hits := d.Search(directory.Query{Capabilities: []string{"visualization"}}); !slices.Equal(ids(hits), []string{a.pk}) {
+	if hits := d.Search(directory.Query{Capabilities: []string{"visualization"}}); !slices.Equal(ids(hits), []string{a.PK}) {
 		t.Errorf("search = %v", ids(hits))
 	}
 
 	// Unregistering takes a proof by the same key, status offline.
-	if err := d.Unregister(ctx, a.pk, proof(t, newKey(t), "offline", env.clk.Now(), nil)); !errors.Is(err, directory.ErrWrongKey) {
+	if err := d.Unregister(ctx, a.PK, proof(t, testkit.NewKey(t), "offline", env.clk.Now(), nil)); !errors.Is(err, directory.ErrWrongKey) {
 		t.Errorf("unregister with another key's proof: %v", err)
 	}
-	if err := d.Unregister(ctx, a.pk, proof(t, a, "active", env.clk.Now(), nil)); !errors.Is(err, directory.ErrBadProof) {
+	if err := d.Unregister(ctx, a.PK, proof(t, a, "active", env.clk.Now(), nil)); !errors.Is(err, directory.ErrBadProof) {
 		t.Errorf("unregister with an active heartbeat: %v", err)
 	}
-	if err := d.Unregister(ctx, a.pk, proof(t, a, "offline", env.clk.Now().Add(time.Second), nil)); err != nil {
+	if err := d.Unregister(ctx, a.PK, proof(t, a, "offline", env.clk.Now().Add(time.Second), nil)); err != nil {
 		t.Fatal(err)
 	}
-	if x, _ := d.Get(a.pk); x.Registered || x.Available || x.Status != "offline" {
+	if x, _ := d.Get(a.PK); x.Registered || x.Available || x.Status != "offline" {
 		t.Errorf("after unregister: %+v", x)
 	}
 	if hits := d.Search(directory.Query{}); len(hits) != 0 {
 		t.Errorf("unregistered agent still ranked: %v", ids(hits))
 	}
-	if err := d.Unregister(ctx, newKey(t).pk, nil); !errors.Is(err, directory.ErrBadProof) {
+	if err := d.Unregister(ctx, testkit.NewKey(t).PK, nil); !errors.Is(err, directory.ErrBadProof) {
 		t.Errorf("unregister without proof: %v", err)
 	}
 }
@@ -89,9 +90,9 @@ func TestDirectory_Register(t *testing.T) {
 func TestDirectory_RegisterRefusals(t *testing.T) {
 	env := newEnv(t)
 	d := startDir(t, env.rel, env.clk, directory.Config{})
-	a, b := newKey(t), newKey(t)
+	a, b := testkit.NewKey(t), testkit.NewKey(t)
 	now := env.clk.Now()
-	valid := proof(t, a, "active", now, card(a.pk))
+	valid := proof(t, a, "active", now, card(a.PK))
 	forged := *valid
 	forged.Content = `{"name":"Someone Else"}` // id and signature no longer match
 	badSig := *valid
@@ -108,7 +109,7 @@ func TestDirectory_RegisterRefusals(t *testing.T) {
 		{"stale", proof(t, a, "active", now.Add(-6*time.Minute), nil), directory.ErrStaleProof},
 		{"from the future", proof(t, a, "active", now.Add(6*time.Minute), nil), directory.ErrStaleProof},
 		{"d names another agent", resign(t, b, valid, func(e *nostr.Event) {}), directory.ErrWrongKey},
-		{"agent object names another agent", proof(t, b, "active", now, card(a.pk)), directory.ErrWrongKey},
+		{"agent object names another agent", proof(t, b, "active", now, card(a.PK)), directory.ErrWrongKey},
 		{"offline", proof(t, a, "offline", now, nil), directory.ErrBadProof},
 		{"malformed heartbeat", resign(t, a, valid, func(e *nostr.Event) { e.Tags = append(e.Tags, nostr.Tag{"load", "-3"}) }), directory.ErrBadProof},
 	}

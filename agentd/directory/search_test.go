@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // spec is one agent of a search scenario.
@@ -28,18 +29,18 @@ type spec struct {
 // review) and waits until the directory has them all; it returns their keys.
 func population(t *testing.T, env testEnv, d *directory.Directory, specs []spec) []key {
 	t.Helper()
-	reviewer := newKey(t)
+	reviewer := testkit.NewKey(t)
 	keys := make([]key, len(specs))
 	for i, s := range specs {
-		keys[i] = newKey(t)
+		keys[i] = testkit.NewKey(t)
 		c := &events.AgentCard{Name: s.name, CostMetrics: &events.CostMetrics{CostPerToken: s.cost}}
 		beat(t, env.rel, keys[i], env.clk.Now(), directory.Status{Status: s.status, Capabilities: s.caps,
 			Load: s.load, Capacity: s.capacity, Card: c})
 	}
 	for i, s := range specs {
-		agentWhere(t, d, keys[i].pk, s.name, func(directory.Agent) bool { return true })
+		agentWhere(t, d, keys[i].PK, s.name, func(directory.Agent) bool { return true })
 		if s.score >= 0 {
-			if _, err := d.Evaluate(context.Background(), reviewer.sk, keys[i].pk, s.score, "", ""); err != nil {
+			if _, err := d.Evaluate(context.Background(), reviewer.SK, keys[i].PK, s.score, "", ""); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -138,7 +139,7 @@ func oracle(specs []spec, keys []key, q directory.Query) []string {
 	id := map[string]string{}
 	maxCost := 0.0
 	for i, s := range specs {
-		id[s.name] = keys[i].pk
+		id[s.name] = keys[i].PK
 		score := max(s.score, 0)
 		if score < q.MinScore || (q.MaxCost != nil && s.cost > *q.MaxCost) {
 			continue

@@ -20,7 +20,7 @@ func (s *Service) announceAll(ctx context.Context) {
 
 // Announce publishes agent's kind 10050 DM relay list naming
 // Config.RelayURLs, unless the latest stored one names exactly those.
-// Call it for an agent installed after Start. No RelayURLs: nothing.
+// Call it for an agent installed after Run started. No RelayURLs: nothing.
 func (s *Service) Announce(ctx context.Context, agent string) error {
 	if len(s.cfg.RelayURLs) == 0 {
 		return nil

@@ -71,7 +71,7 @@ type Config struct {
 	// (created 0600, its directory 0700); "" keeps them in memory only, so
 	// a restart may answer a DM again.
 	StatePath string
-	// RelayURLs go into every agent's kind 10050 DM relay list at Start;
+	// RelayURLs go into every agent's kind 10050 DM relay list at Run's start;
 	// empty: no list is published.
 	RelayURLs []string
 
@@ -80,7 +80,7 @@ type Config struct {
 	RateLimit       RateLimit     // per-sender token bucket
 	MaxConcurrent   int           // Responder calls at once
 	RespondTimeout  time.Duration // bound on one Responder call
-	CatchUpWindow   time.Duration // how far before the watermark Start looks
+	CatchUpWindow   time.Duration // how far before the watermark Run looks
 	QueueSize       int           // wraps waiting to be processed; beyond: dropped (caught up at restart)
 	Logger          *slog.Logger
 	// Now is the clock (tests); nil means time.Now.

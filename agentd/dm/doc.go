@@ -14,6 +14,23 @@
 // start every local agent's kind 10050 DM relay list names the node's relay.
 // docs/DM.md tells the whole story (clients, dedupe, rate limits, privacy).
 //
+// # Lifecycle
+//
+// New builds and starts nothing; Run(ctx) owns every goroutine (the
+// dispatcher runs in it, the workers are waited for before it returns)
+// and returns when ctx ends. Exactly-once does not rest on how a stop
+// reaches the service but on the ledger: a reply's gift wraps are
+// recorded as pending (signed, final ids) before the first is published,
+// and the wrap as done only once both are stored. A stop that cuts a
+// publish short — whichever of the two, stored or not — leaves the reply
+// pending, and the next Run publishes the same events again (a duplicate
+// the relay takes silently) instead of asking the Responder for a new
+// answer; a stop before the reply is prepared leaves the wrap unrecorded,
+// and the next Run answers it. agentd/dm/stop_test.go cuts a stop into
+// each of those points.
+//
+// # Use
+//
 //	svc := dm.New(dm.Config{
 //		Source:    r, // *relay.Relay: OnStored + QuerySync
 //		Publish:   r.Publish,
@@ -23,6 +40,7 @@
 //		StatePath: filepath.Join(dataDir, "dm", "state.json"),
 //		RelayURLs: []string{"wss://node.example.com"},
 //	})
-//	if err := svc.Start(ctx); err != nil { ... }
-//	defer svc.Close(ctx)
+//	var wg sync.WaitGroup
+//	wg.Go(func() { err = svc.Run(ctx) }) // the caller owns it: cancel ctx, then wg.Wait()
+//	<-svc.Ready()                          // caught up on DMs stored while the node was down
 package dm

@@ -3,7 +3,6 @@ package dm_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +10,9 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/dm"
+	"github.com/agentnode/agentnode/internal/relayclient"
+	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/keyer"
@@ -43,18 +45,8 @@ type node struct {
 
 func newNode(t *testing.T) *node {
 	t.Helper()
-	r, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(r)
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		r.Close(ctx)
-	})
-	n := &node{t: t, relay: r, url: "ws" + strings.TrimPrefix(srv.URL, "http"),
+	url, r := testrelay.Serve(t, relay.Config{Version: "test"})
+	n := &node{t: t, relay: r, url: url,
 		state: filepath.Join(t.TempDir(), "dm", "state.json"), agents: map[string]party{}, resp: &recorder{}}
 	return n
 }
@@ -93,21 +85,31 @@ func (n *node) config() dm.Config {
 	}
 }
 
-// start starts a service with cfg; it is closed when the test ends unless
-// the returned stop is called first.
+// start runs a service with cfg until it is Ready; it is stopped when the
+// test ends unless the returned stop is called first.
 func (n *node) start(cfg dm.Config) (stop func()) {
 	n.t.Helper()
 	svc := dm.New(cfg)
-	if err := svc.Start(context.Background()); err != nil {
-		n.t.Fatalf("start: %v", err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	select {
+	case <-svc.Ready():
+	case err := <-done:
+		cancel()
+		n.t.Fatalf("run: %v", err)
 	}
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := svc.Close(ctx); err != nil {
-				n.t.Errorf("close: %v", err)
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					n.t.Errorf("run: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				n.t.Error("Run did not return within 5 s of its stop")
 			}
 		})
 	}
@@ -145,12 +147,15 @@ func (r *recorder) texts() []string {
 	return out
 }
 
-// person is somebody with an ordinary NIP-17 client: go-nostr over a real
-// websocket, authenticated (NIP-42) so that the relay serves its wraps.
+// person is somebody with an ordinary NIP-17 client over a real websocket
+// (the project's relayclient, checking signatures; go-nostr's nip17 and
+// nip59 build and open the messages), authenticated (NIP-42) so that the
+// relay serves its wraps. (agentd/dm's nostr-tools test is the
+// independent client.)
 type person struct {
 	party
 	t    *testing.T
-	conn *nostr.Relay
+	conn *relayclient.Conn
 }
 
 func (n *node) person() *person {
@@ -158,7 +163,7 @@ func (n *node) person() *person {
 	p := &person{party: newParty(), t: n.t}
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	conn, err := nostr.RelayConnect(ctx, n.url)
+	conn, err := relayclient.Dial(ctx, n.url, relayclient.Options{Verify: true})
 	if err != nil {
 		n.t.Fatal(err)
 	}
@@ -178,15 +183,16 @@ func (p *person) authenticate() {
 	if err != nil {
 		p.t.Fatal(err)
 	}
+	defer sub.Close()
 	select {
-	case reason := <-sub.ClosedReason:
+	case reason := <-sub.Closed:
 		if !strings.HasPrefix(reason, "auth-required:") {
 			p.t.Fatalf("CLOSED %q, want auth-required", reason)
 		}
 	case <-ctx.Done():
 		p.t.Fatal("no CLOSED auth-required for an unauthenticated REQ of kind 1059")
 	}
-	if err := p.conn.Auth(ctx, func(evt *nostr.Event) error { return evt.Sign(p.sk) }); err != nil {
+	if err := p.conn.Auth(ctx, p.sk); err != nil {
 		p.t.Fatalf("AUTH: %v", err)
 	}
 }
@@ -214,7 +220,7 @@ func (p *person) publish(evt nostr.Event) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	if err := p.conn.Publish(ctx, evt); err != nil {
+	if err := p.conn.Publish(ctx, &evt); err != nil {
 		p.t.Fatalf("publish kind %d: %v", evt.Kind, err)
 	}
 }
@@ -238,7 +244,7 @@ func (p *person) inbox() []nostr.Event {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	wraps, err := p.conn.QuerySync(ctx, nostr.Filter{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {p.pk}}})
+	wraps, err := p.conn.Query(ctx, nostr.Filters{{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {p.pk}}}})
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -254,20 +260,17 @@ func (p *person) inbox() []nostr.Event {
 // replyTo waits until p's inbox holds a rumor replying (e tag) to id.
 func (p *person) replyTo(id string) nostr.Event {
 	p.t.Helper()
-	stop := time.Now().Add(deadline)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	var reply nostr.Event
+	testkit.WaitFor(p.t, deadline, "a reply to "+id, func() bool {
 		for _, r := range p.inbox() {
 			if tagValue(r, "e") == id {
-				return r
+				reply = r
+				return true
 			}
 		}
-		if time.Now().After(stop) {
-			p.t.Fatalf("no reply to %s within %v", id, deadline)
-		}
-		<-tick.C
-	}
+		return false
+	})
+	return reply
 }
 
 // tagValue is the first value of tag name.

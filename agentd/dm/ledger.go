@@ -22,7 +22,7 @@ import (
 // A reply goes through two durable steps: begin records the reply's gift
 // wraps (signed, final ids) as pending before the first is published;
 // mark records the wrap as done once both are stored. A stop or a crash
-// between the two leaves the reply pending, and the next Start publishes
+// between the two leaves the reply pending, and the next Run publishes
 // the same events again (the relay takes a duplicate silently) instead
 // of asking for a new answer.
 type ledger struct {

@@ -10,9 +10,9 @@ import (
 )
 
 // dispatch hands queued wraps addressed to a local agent to at most
-// MaxConcurrent workers, in queue order, until ctx ends.
+// MaxConcurrent workers, in queue order, until ctx ends (the caller waits
+// for the workers).
 func (s *Service) dispatch(ctx context.Context) {
-	defer s.wg.Done()
 	sem := make(chan struct{}, s.cfg.MaxConcurrent)
 	for {
 		wrap := s.q.pop(ctx)
@@ -165,7 +165,7 @@ func (s *Service) prepare(agent, sk string, rumor *nostr.Event, text string) ([]
 // publishReply publishes a begun reply's wraps in order and then records
 // wrap id (created at) as done, even if ctx ended meanwhile: what is
 // stored is answered. If one is not stored (a stop, a failing relay) the
-// reply stays pending: the next Start publishes the same events again.
+// reply stays pending: the next Run publishes the same events again.
 func (s *Service) publishReply(ctx context.Context, log *slog.Logger, id string, at nostr.Timestamp, reply []*nostr.Event) bool {
 	for _, evt := range reply {
 		if err := s.cfg.Publish(ctx, evt); err != nil {

@@ -5,17 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// errClosed is the cause of the run context when Close is called.
-var errClosed = errors.New("dm: service closed")
-
-// Service answers NIP-17 DMs to local agents. New starts nothing; Start
-// catches up and starts the one dispatcher goroutine, which starts up to
-// MaxConcurrent workers; Close stops and waits for all of them.
+// Service answers NIP-17 DMs to local agents. New builds it and starts
+// nothing; Run catches up, answers until its ctx ends, and returns once
+// every answer in progress has stopped.
 type Service struct {
 	cfg    Config
 	cfgErr error
@@ -23,27 +21,38 @@ type Service struct {
 	lim    *limiter
 	q      *queue
 
-	unhook func()
-	cancel context.CancelCauseFunc
-	wg     sync.WaitGroup
+	running atomic.Bool
+	ready   chan struct{}
+	wg      sync.WaitGroup // the workers
 }
 
-// New returns a Service for cfg; a config error is reported by Start.
+// ErrRunning is returned by a second Run of the same Service.
+var ErrRunning = errors.New("dm: already running")
+
+// New returns a Service for cfg; a config error is reported by Run.
 func New(cfg Config) *Service {
 	c, err := cfg.withDefaults()
-	return &Service{cfg: c, cfgErr: err}
+	return &Service{cfg: c, cfgErr: err, ready: make(chan struct{})}
 }
 
-// Start loads the processed-wrap state, publishes again the replies a
-// stop left pending, publishes each local agent's DM relay list, starts listening for stored gift wraps and queues those
-// stored since the watermark (minus the catch-up window). The service runs
-// until Close; ctx bounds only the start itself.
-func (s *Service) Start(ctx context.Context) error {
+// Ready is closed once Run has caught up and answers new DMs.
+func (s *Service) Ready() <-chan struct{} { return s.ready }
+
+// Run loads the processed-wrap state, publishes again the replies a stop
+// left pending, publishes each local agent's DM relay list, listens for
+// stored gift wraps and queues those stored since the watermark (minus the
+// catch-up window); then it is Ready and answers them, up to MaxConcurrent
+// at a time, until ctx ends. It returns once every answer in progress has
+// stopped: an answer cut short before its reply was prepared is answered
+// by the next Run; a reply cut short while being published is published
+// again, unchanged, by the next Run (the ledger; see doc.go). A stop
+// during the start returns ctx's error, wrapped.
+func (s *Service) Run(ctx context.Context) error {
 	if s.cfgErr != nil {
 		return s.cfgErr
 	}
-	if s.cancel != nil {
-		return errors.New("dm: already started")
+	if !s.running.CompareAndSwap(false, true) {
+		return ErrRunning
 	}
 	led, err := openLedger(s.cfg.StatePath, s.cfg.CatchUpWindow)
 	if err != nil {
@@ -54,36 +63,15 @@ func (s *Service) Start(ctx context.Context) error {
 		return err
 	}
 	s.announceAll(ctx)
-	s.unhook = s.cfg.Source.OnStored(s.offer) // before the catch-up: nothing falls between
+	unhook := s.cfg.Source.OnStored(s.offer) // before the catch-up: nothing falls between
+	defer unhook()
 	if err := s.catchUp(ctx); err != nil {
-		s.unhook()
 		return err
 	}
-	runCtx, cancel := context.WithCancelCause(context.Background())
-	s.cancel = cancel
-	s.wg.Add(1)
-	go s.dispatch(runCtx)
+	close(s.ready)
+	s.dispatch(ctx)
+	s.wg.Wait()
 	return nil
-}
-
-// Close stops listening, cancels the answers in progress and waits for
-// every goroutine until ctx ends. An answer cut short before its reply was
-// prepared is answered by the next Start; a reply cut short while being
-// published is published again, unchanged, by the next Start.
-func (s *Service) Close(ctx context.Context) error {
-	if s.cancel == nil {
-		return nil
-	}
-	s.unhook()
-	s.cancel(errClosed)
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("dm: close: %w", context.Cause(ctx))
-	}
 }
 
 // resend publishes the replies left pending by a stop or a crash (the

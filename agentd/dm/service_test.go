@@ -5,11 +5,11 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/dm"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/nbd-wtf/go-nostr/nip59"
@@ -46,18 +46,9 @@ func TestService_answersDM(t *testing.T) {
 // waitFor polls get until it returns something, or fails after deadline.
 func waitFor[T any](t *testing.T, what string, get func() []T) []T {
 	t.Helper()
-	stop := time.Now().Add(deadline)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if got := get(); len(got) > 0 {
-			return got
-		}
-		if time.Now().After(stop) {
-			t.Fatalf("no %s within %v", what, deadline)
-		}
-		<-tick.C
-	}
+	var got []T
+	testkit.WaitFor(t, deadline, what, func() bool { got = get(); return len(got) > 0 })
+	return got
 }
 
 // agentCopies unwraps the wraps to agent that the agent wrote itself.
@@ -244,17 +235,33 @@ func TestService_rateLimitsPerSender(t *testing.T) {
 	}
 }
 
-func TestService_Start_configErrors(t *testing.T) {
-	err := dm.New(dm.Config{}).Start(context.Background())
+func TestService_Run_configErrors(t *testing.T) {
+	err := dm.New(dm.Config{}).Run(context.Background())
 	if !errors.Is(err, dm.ErrConfig) {
-		t.Errorf("Start with an empty config: %v, want ErrConfig", err)
+		t.Errorf("Run with an empty config: %v, want ErrConfig", err)
+	}
+}
+
+func TestService_Run_twice(t *testing.T) {
+	n := newNode(t)
+	svc := dm.New(n.config())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	<-svc.Ready()
+	if err := svc.Run(ctx); !errors.Is(err, dm.ErrRunning) {
+		t.Errorf("a second Run: %v, want ErrRunning", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run after its stop: %v, want nil", err)
 	}
 }
 
 func TestService_rateLimitRefills(t *testing.T) {
 	n := newNode(t)
 	agent := n.addAgent()
-	clock := &fakeClock{now: time.Now()}
+	clock := testkit.NewClock(time.Now())
 	cfg := n.config()
 	cfg.RateLimit = dm.RateLimit{Burst: 1, Every: time.Minute}
 	cfg.RateLimitedText = "slow down"
@@ -266,29 +273,11 @@ func TestService_rateLimitRefills(t *testing.T) {
 	if got := gina.replyTo(gina.send(agent.pk, "2").ID).Content; got != "slow down" {
 		t.Fatalf("second reply %q, want the rate-limited notice", got)
 	}
-	clock.advance(time.Minute) // one token back
+	clock.Advance(time.Minute) // one token back
 	if got := gina.replyTo(gina.send(agent.pk, "3").ID).Content; got != "echo: 3" {
 		t.Errorf("reply after a refill %q, want the answer", got)
 	}
 	if got, want := n.resp.texts(), []string{"1", "3"}; !slices.Equal(got, want) {
 		t.Errorf("Responder saw %q, want %q", got, want)
 	}
-}
-
-// fakeClock is a clock the test moves.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }

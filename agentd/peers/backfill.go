@@ -2,9 +2,12 @@ package peers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // backfill fetches, for every track whose catch-up filled its page, the
@@ -12,7 +15,7 @@ import (
 // comes back short. A page that holds a single second is asked again with
 // a larger limit, up to what the peer honours; past that the rest of that
 // second is skipped, with a warning.
-func (p *peer) backfill(ctx context.Context, conn *nostr.Relay, lim limits, tracks []track) error {
+func (p *peer) backfill(ctx context.Context, conn *relayclient.Conn, lim limits, tracks []track) error {
 	for i := range tracks {
 		t := &tracks[i]
 		if t.count < lim.page {
@@ -25,7 +28,7 @@ func (p *peer) backfill(ctx context.Context, conn *nostr.Relay, lim limits, trac
 	return nil
 }
 
-func (p *peer) backfillTrack(ctx context.Context, conn *nostr.Relay, lim limits, t *track, tracks []track) error {
+func (p *peer) backfillTrack(ctx context.Context, conn *relayclient.Conn, lim limits, t *track, tracks []track) error {
 	until, limit := t.oldest, lim.page
 	for until > 0 && until >= t.since {
 		evts, err := p.fetch(ctx, conn, withWindow(t.filter, t.since, until, limit))
@@ -56,32 +59,22 @@ func (p *peer) backfillTrack(ctx context.Context, conn *nostr.Relay, lim limits,
 }
 
 // fetch runs one query on conn and returns what the peer stored, up to
-// its EOSE. Unlike go-nostr's QuerySync it reports a timeout, a CLOSED and
-// a lost connection instead of returning what arrived so far.
-func (p *peer) fetch(ctx context.Context, conn *nostr.Relay, f nostr.Filter) ([]*nostr.Event, error) {
+// its EOSE. A timeout, a CLOSED and a lost connection are errors, never a
+// partial page.
+func (p *peer) fetch(ctx context.Context, conn *relayclient.Conn, f nostr.Filter) ([]*nostr.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.s.cfg.DialTimeout)
 	defer cancel()
-	sub, err := subscribe(ctx, conn, nostr.Filters{f}, "peers-page")
+	evts, err := conn.Query(ctx, nostr.Filters{f})
+	if closed := (*relayclient.ClosedError)(nil); errors.As(err, &closed) {
+		return nil, fmt.Errorf("%w: %s", ErrClosedByPeer, closed.Reason)
+	}
 	if err != nil {
-		return nil, err
-	}
-	var out []*nostr.Event
-	for {
-		select {
-		case evt, ok := <-sub.Events:
-			if !ok {
-				return nil, ErrDisconnected
-			}
-			out = append(out, evt)
-		case <-sub.EndOfStoredEvents:
-			sub.Unsub() // only now: on failure the session ends and closes the connection (conn.go)
-			return out, nil
-		case reason := <-sub.ClosedReason:
-			return nil, fmt.Errorf("%w: %s", ErrClosedByPeer, reason)
-		case <-ctx.Done():
-			return nil, fmt.Errorf("peers: query: %w", context.Cause(ctx))
+		if errors.Is(err, relayclient.ErrConnClosed) {
+			return nil, fmt.Errorf("%w: %w", ErrDisconnected, err)
 		}
+		return nil, fmt.Errorf("peers: query: %w", err)
 	}
+	return evts, nil
 }
 
 func oldestOf(evts []*nostr.Event) nostr.Timestamp {

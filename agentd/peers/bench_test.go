@@ -9,6 +9,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/peers"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // BenchmarkLessonPropagation measures the time from Publish on node B to
@@ -19,7 +20,7 @@ import (
 func BenchmarkLessonPropagation(b *testing.B) {
 	a, peer := openNode(b, b.TempDir(), nil), openNode(b, b.TempDir(), nil)
 	a.stored = make(chan *nostr.Event, 64)
-	author, agent := newKey(b), newKey(b)
+	author, agent := testkit.NewKey(b), testkit.NewKey(b)
 	def := definition(b, author, "bench")
 	s := peers.New(peers.Config{Peers: []string{peer.URL}, Local: a, Backoff: fast, Logger: quiet(),
 		Interests: filters(lessonsOf(def.ID))})
@@ -50,7 +51,7 @@ func BenchmarkLessonPropagation(b *testing.B) {
 func BenchmarkCatchUp(b *testing.B) {
 	const n = 1000
 	peer := openNode(b, b.TempDir(), nil)
-	author, agent := newKey(b), newKey(b)
+	author, agent := testkit.NewKey(b), testkit.NewKey(b)
 	def := definition(b, author, "bench")
 	for i := range n {
 		peer.publish(b, lesson(b, agent, def.ID, fmt.Sprintf("lesson %d", i), nostr.Now()-nostr.Timestamp(n-i)))
@@ -64,7 +65,7 @@ func BenchmarkCatchUp(b *testing.B) {
 		b.StartTimer()
 		start := time.Now()
 		stop := runFor(b, s)
-		eventually(b, time.Minute, "the whole history", func() bool { return s.Status()[0].Stored >= n })
+		testkit.WaitFor(b, time.Minute, "the whole history", func() bool { return s.Status()[0].Stored >= n })
 		total += time.Since(start)
 		b.StopTimer()
 		stop()

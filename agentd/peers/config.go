@@ -68,15 +68,6 @@ type Config struct {
 	QueueSize int
 }
 
-// Backoff is the reconnect schedule: Min, then doubling up to Max, each
-// wait jittered down by up to half.
-type Backoff struct {
-	Min, Max time.Duration
-}
-
-// DefaultBackoff is used when Config.Backoff is zero.
-var DefaultBackoff = Backoff{Min: 500 * time.Millisecond, Max: time.Minute}
-
 // Config defaults.
 const (
 	DefaultOverlap        = 10 * time.Second
@@ -100,7 +91,7 @@ func (c Config) withDefaults() Config {
 	if c.Outbox == nil {
 		c.Outbox = func() []nostr.Filter { return nil }
 	}
-	c.Backoff = c.Backoff.withDefaults()
+	c.Backoff = c.Backoff.OrDefault()
 	orDuration(&c.Overlap, DefaultOverlap)
 	orDuration(&c.DialTimeout, DefaultDialTimeout)
 	orDuration(&c.PublishTimeout, DefaultPublishTimeout)

@@ -4,7 +4,7 @@
 // of sibling agents and owners), and pushes the node's own agents' events
 // to every peer.
 //
-// For each peer a Syncer keeps one websocket (go-nostr) and, per
+// For each peer a Syncer keeps one websocket (internal/relayclient) and, per
 // Interests filter, a watermark: the newest created_at received once a
 // catch-up completed. A session subscribes twice — live (limit 0, every
 // new matching event) and catch-up (since the watermark minus an overlap,

@@ -35,7 +35,8 @@ const (
 )
 
 // classify reads a publish error (local store or peer). A refusal carries
-// a NIP-01 prefix; go-nostr puts "msg: " before a peer's OK reason.
+// a NIP-01 prefix (publish passes a peer's OK reason on as it is; a
+// leading "msg: ", go-nostr's wrapping, is read through too).
 func classify(err error) outcome {
 	if err == nil {
 		return accepted

@@ -140,12 +140,6 @@ func runFor(tb testing.TB, s *peers.Syncer) (stop func()) {
 	}
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(tb testing.TB, within time.Duration, what string, cond func() bool) {
-	tb.Helper()
-	testkit.WaitFor(tb, within, what, cond)
-}
-
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // testLogger shows the syncer's debug log with the test's output (-v or on failure).
@@ -154,19 +148,14 @@ func testLogger(t *testing.T) *slog.Logger {
 }
 
 // key is a test identity.
-type key struct{ sk, pk string }
-
-func newKey(tb testing.TB) key {
-	k := testkit.NewKey(tb)
-	return key{k.SK, k.PK}
-}
+type key = testkit.Key
 
 func sign(tb testing.TB, k key, evt *nostr.Event) *nostr.Event {
 	tb.Helper()
 	if evt.CreatedAt == 0 {
 		evt.CreatedAt = nostr.Now()
 	}
-	if err := evt.Sign(k.sk); err != nil {
+	if err := evt.Sign(k.SK); err != nil {
 		tb.Fatal(err)
 	}
 	return evt

@@ -3,6 +3,7 @@ package peers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // peer is one followed relay: a reconnect loop around sessions.
@@ -77,7 +80,7 @@ func (p *peer) session(ctx context.Context) (caughtUp bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	defer closeConn(conn, p.log) // last: after every goroutine that writes on it returned (conn.go)
+	defer conn.Close()
 	p.stats.connected.Store(true)
 	defer p.stats.connected.Store(false)
 	p.stats.seen()
@@ -85,15 +88,19 @@ func (p *peer) session(ctx context.Context) (caughtUp bool, err error) {
 
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := context.AfterFunc(conn.Context(), func() { cancel(ErrDisconnected) })
-	defer stop()
-
 	lim := p.limits(sctx)
 	var caught atomic.Bool
 	var wg sync.WaitGroup
 	wg.Go(func() { cancel(p.pull(sctx, conn, lim, &caught)) })
 	wg.Go(func() { cancel(p.push(sctx, conn, lim)) })
 	wg.Go(func() { p.saveLoop(sctx) })
+	wg.Go(func() { // a dropped connection ends the session
+		select {
+		case <-conn.Done():
+			cancel(fmt.Errorf("%w: %w", ErrDisconnected, conn.Err()))
+		case <-sctx.Done():
+		}
+	})
 	wg.Wait()
 	return caught.Load(), context.Cause(sctx)
 }
@@ -144,16 +151,7 @@ func (p *peer) saveLoop(ctx context.Context) {
 }
 
 // sleep waits d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+func sleep(ctx context.Context, d time.Duration) bool { return relayclient.Sleep(ctx, d) }
 
 // errResubscribe and errResync end a pull or push pass to start a new one.
 var (

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // track is one Interests filter during a pull pass.
@@ -22,7 +24,7 @@ type track struct {
 
 // pull runs pull passes until one fails; a change of interests starts a
 // new pass.
-func (p *peer) pull(ctx context.Context, conn *nostr.Relay, lim limits, caught *atomic.Bool) error {
+func (p *peer) pull(ctx context.Context, conn *relayclient.Conn, lim limits, caught *atomic.Bool) error {
 	for {
 		err := p.pullPass(ctx, conn, lim, caught)
 		if !errors.Is(err, errResubscribe) {
@@ -40,7 +42,7 @@ func (p *peer) pull(ctx context.Context, conn *nostr.Relay, lim limits, caught *
 // query, so sending both at once could lose an event stored in between;
 // in this order nothing falls between them. An event both deliver is a
 // duplicate, which the local store acknowledges.
-func (p *peer) pullPass(ctx context.Context, conn *nostr.Relay, lim limits, caught *atomic.Bool) (err error) {
+func (p *peer) pullPass(ctx context.Context, conn *relayclient.Conn, lim limits, caught *atomic.Bool) error {
 	interests := p.s.plan.Load().interests
 	p.retain(pullSide, interests)
 	if len(interests) == 0 {
@@ -48,16 +50,14 @@ func (p *peer) pullPass(ctx context.Context, conn *nostr.Relay, lim limits, caug
 		return p.idle(ctx)
 	}
 	tracks := p.tracks(interests)
-	live, err := subscribe(ctx, conn, liveFilters(tracks), "peers-live")
+	live, err := subscribe(ctx, conn, liveFilters(tracks))
 	if err != nil {
 		return err
 	}
 	f := &follower{p: p, conn: conn, lim: lim, tracks: tracks, live: live}
 	defer func() {
-		if errors.Is(err, errResubscribe) { // else the session ends and closes the connection (conn.go)
-			live.Unsub()
-			f.closeCatchUp()
-		}
+		live.Close()
+		f.closeCatchUp()
 	}()
 	return f.run(ctx, caught)
 }
@@ -65,18 +65,18 @@ func (p *peer) pullPass(ctx context.Context, conn *nostr.Relay, lim limits, caug
 // follower is one pull pass: a live subscription, then a catch-up.
 type follower struct {
 	p      *peer
-	conn   *nostr.Relay
+	conn   *relayclient.Conn
 	lim    limits
 	tracks []track
-	live   *nostr.Subscription
-	cu     *nostr.Subscription // nil before the live EOSE and after the catch-up
+	live   *relayclient.Sub
+	cu     *relayclient.Sub // nil before the live EOSE and after the catch-up
 }
 
 // run stores what the subscriptions deliver until the pass ends. At the
 // live EOSE it opens the catch-up; at the catch-up's EOSE it finishes it.
 // Both EOSEs are due within DialTimeout.
 func (f *follower) run(ctx context.Context, caught *atomic.Bool) error {
-	liveEOSE := f.live.EndOfStoredEvents
+	liveEOSE := f.live.EOSE
 	ack := time.NewTimer(f.p.s.cfg.DialTimeout)
 	defer ack.Stop()
 	for {
@@ -88,7 +88,7 @@ func (f *follower) run(ctx context.Context, caught *atomic.Bool) error {
 			return errResubscribe
 		case <-ack.C:
 			return fmt.Errorf("peers: subscribe: no EOSE within %v", f.p.s.cfg.DialTimeout)
-		case reason := <-f.live.ClosedReason:
+		case reason := <-f.live.Closed:
 			return fmt.Errorf("%w: %s", ErrClosedByPeer, reason)
 		case reason := <-f.cuClosed():
 			return fmt.Errorf("%w: %s", ErrClosedByPeer, reason)
@@ -111,9 +111,12 @@ func (f *follower) run(ctx context.Context, caught *atomic.Bool) error {
 }
 
 func (f *follower) openCatchUp(ctx context.Context) error {
-	cu, err := subscribe(ctx, f.conn, catchUpFilters(f.tracks, f.lim.page), "peers-catchup")
+	cu, err := subscribe(ctx, f.conn, catchUpFilters(f.tracks, f.lim.page))
+	if err != nil {
+		return err
+	}
 	f.cu = cu
-	return err
+	return nil
 }
 
 // finishCatchUp fetches older pages where a filter filled its page,
@@ -145,31 +148,31 @@ func (f *follower) take(ctx context.Context, evt *nostr.Event, ok, catchUp bool)
 
 func (f *follower) closeCatchUp() {
 	if f.cu != nil {
-		f.cu.Unsub()
+		f.cu.Close()
 		f.cu = nil
 	}
 }
 
 // The catch-up's channels, nil (never ready) while there is none.
-func (f *follower) cuEvents() chan *nostr.Event {
+func (f *follower) cuEvents() <-chan *nostr.Event {
 	if f.cu == nil {
 		return nil
 	}
 	return f.cu.Events
 }
 
-func (f *follower) cuEOSE() chan struct{} {
+func (f *follower) cuEOSE() <-chan struct{} {
 	if f.cu == nil {
 		return nil
 	}
-	return f.cu.EndOfStoredEvents
+	return f.cu.EOSE
 }
 
-func (f *follower) cuClosed() chan string {
+func (f *follower) cuClosed() <-chan string {
 	if f.cu == nil {
 		return nil
 	}
-	return f.cu.ClosedReason
+	return f.cu.Closed
 }
 
 // idle waits for interests to appear.

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // enqueue hands a notified outbox event to a connected peer's pusher. A
@@ -27,7 +29,7 @@ func (p *peer) enqueue(evt *nostr.Event) {
 // watermarks, minus the overlap), then pushes notified events as they
 // come, until the session ends. A resync (outbox changed, queue overflow)
 // catches up again.
-func (p *peer) push(ctx context.Context, conn *nostr.Relay, lim limits) error {
+func (p *peer) push(ctx context.Context, conn *relayclient.Conn, lim limits) error {
 	p.online.Store(true) // before the catch-up query: nothing falls between
 	defer p.online.Store(false)
 	for {
@@ -43,7 +45,7 @@ func (p *peer) push(ctx context.Context, conn *nostr.Relay, lim limits) error {
 
 // pushCatchUp pushes the pending outbox events, oldest first, and returns
 // the outbox it caught up on.
-func (p *peer) pushCatchUp(ctx context.Context, conn *nostr.Relay, lim limits) ([]keyed, error) {
+func (p *peer) pushCatchUp(ctx context.Context, conn *relayclient.Conn, lim limits) ([]keyed, error) {
 	select {
 	case <-p.resync: // this catch-up serves it
 	default:
@@ -68,7 +70,7 @@ func (p *peer) pushCatchUp(ctx context.Context, conn *nostr.Relay, lim limits) (
 // pushLive pushes notified events. Only filters that went through a
 // catch-up (outbox) move their watermarks: a filter added since is caught
 // up first, from its beginning.
-func (p *peer) pushLive(ctx context.Context, conn *nostr.Relay, outbox []keyed) error {
+func (p *peer) pushLive(ctx context.Context, conn *relayclient.Conn, outbox []keyed) error {
 	for {
 		select {
 		case <-ctx.Done():
@@ -135,7 +137,7 @@ func (p *peer) localPages(ctx context.Context, f nostr.Filter, since nostr.Times
 // outbox filters it matches. A refusal is final (counted, skipped); a
 // rate limit waits and tries again; anything else ends the session and
 // lowers the watermarks so that evt is pushed again.
-func (p *peer) pushOne(ctx context.Context, conn *nostr.Relay, evt *nostr.Event, outbox []keyed) error {
+func (p *peer) pushOne(ctx context.Context, conn *relayclient.Conn, evt *nostr.Event, outbox []keyed) error {
 	for {
 		err := publish(ctx, conn, evt, p.s.cfg.PublishTimeout)
 		switch classify(err) {

@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/peers"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -20,7 +21,7 @@ import (
 // acceptance bound); the latency is logged.
 func TestSyncer_LessonReachesPeerWithin2s(t *testing.T) {
 	a, b := openNode(t, t.TempDir(), nil), openNode(t, t.TempDir(), nil)
-	author, sibling := newKey(t), newKey(t)
+	author, sibling := testkit.NewKey(t), testkit.NewKey(t)
 	def := definition(t, author, "reviewer")
 	old := lesson(t, sibling, def.ID, "published before A followed B", nostr.Now()-60)
 	b.publish(t, def, old)
@@ -31,20 +32,20 @@ func TestSyncer_LessonReachesPeerWithin2s(t *testing.T) {
 	})
 	a.syncer.Store(s)
 	run(t, s)
-	eventually(t, 5*time.Second, "catch-up brings the definition and the old lesson to A", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "catch-up brings the definition and the old lesson to A", func() bool {
 		return a.has(t, def.ID) && a.has(t, old.ID)
 	})
 
 	live := lesson(t, sibling, def.ID, "published while A follows B", nostr.Now())
 	start := time.Now()
 	b.publish(t, live)
-	eventually(t, 2*time.Second, "the live lesson reaches A", func() bool { return a.has(t, live.ID) })
+	testkit.WaitFor(t, 2*time.Second, "the live lesson reaches A", func() bool { return a.has(t, live.ID) })
 	t.Logf("lesson propagation B -> A: %v", time.Since(start))
 
 	// The counters move once the local Publish has returned. An event may
 	// come twice (the catch-up subscription also listens until it is
 	// closed); a duplicate counts as stored.
-	eventually(t, time.Second, "every event received counted as stored", func() bool {
+	testkit.WaitFor(t, time.Second, "every event received counted as stored", func() bool {
 		st := s.Status()[0]
 		return st.Stored >= 3 && st.Stored == st.Received
 	})
@@ -62,7 +63,7 @@ func TestSyncer_LessonReachesPeerWithin2s(t *testing.T) {
 // catch-up or live; its genuine events are stored.
 func TestSyncer_NeverStoresForgedEvents(t *testing.T) {
 	a := openNode(t, t.TempDir(), nil)
-	author, agent, forger := newKey(t), newKey(t), newKey(t)
+	author, agent, forger := testkit.NewKey(t), testkit.NewKey(t), testkit.NewKey(t)
 	def := definition(t, author, "def")
 	good := lesson(t, agent, def.ID, "genuine", nostr.Now()-10)
 	badSig := tamper(lesson(t, agent, def.ID, "signed", nostr.Now()-9), "rewritten after signing")
@@ -79,7 +80,7 @@ func TestSyncer_NeverStoresForgedEvents(t *testing.T) {
 	// Refused counts every refusal: a reconnect (a slow machine, a missed
 	// ping) replays the catch-up and counts the same forgeries again, so
 	// the counts are lower bounds; what must never happen is checked below.
-	eventually(t, 20*time.Second, "the genuine lesson is stored and both forgeries refused", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the genuine lesson is stored and both forgeries refused", func() bool {
 		return a.has(t, good.ID) && s.Status()[0].Refused >= 2
 	})
 	refused := s.Status()[0].Refused
@@ -87,7 +88,7 @@ func TestSyncer_NeverStoresForgedEvents(t *testing.T) {
 	liveGood := lesson(t, agent, def.ID, "genuine, live", nostr.Now())
 	liveBad := tamper(lesson(t, agent, def.ID, "live", nostr.Now()), "tampered, live")
 	fake.broadcast(liveBad, liveGood)
-	eventually(t, 20*time.Second, "the live genuine lesson is stored and the live forgery refused", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the live genuine lesson is stored and the live forgery refused", func() bool {
 		return a.has(t, liveGood.ID) && s.Status()[0].Refused > refused
 	})
 
@@ -124,7 +125,7 @@ func TestSyncer_ResumesAfterPeerRestart(t *testing.T) {
 	}
 	addr, bDir := ln.Addr().String(), t.TempDir()
 	a, b := openNode(t, t.TempDir(), nil), openNode(t, bDir, ln)
-	author, agent := newKey(t), newKey(t)
+	author, agent := testkit.NewKey(t), testkit.NewKey(t)
 	def := definition(t, author, "def")
 	oldest := lesson(t, agent, def.ID, "two hours ago", nostr.Now()-7200)
 	older := lesson(t, agent, def.ID, "one hour ago", nostr.Now()-3600)
@@ -136,13 +137,13 @@ func TestSyncer_ResumesAfterPeerRestart(t *testing.T) {
 		Interests: filters(lessonsOf(def.ID)), Watermarks: marks,
 	})
 	run(t, s)
-	eventually(t, 5*time.Second, "A has B's history", func() bool { return a.has(t, oldest.ID) && a.has(t, older.ID) })
-	eventually(t, 5*time.Second, "the watermark is the newest lesson", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "A has B's history", func() bool { return a.has(t, oldest.ID) && a.has(t, older.ID) })
+	testkit.WaitFor(t, 5*time.Second, "the watermark is the newest lesson", func() bool {
 		return pullMark(t, marks, b.URL) == older.CreatedAt
 	})
 
 	b.stop()
-	eventually(t, 5*time.Second, "A sees B go", func() bool { return !s.Status()[0].Connected })
+	testkit.WaitFor(t, 5*time.Second, "A sees B go", func() bool { return !s.Status()[0].Connected })
 	r, err := relay.Open(context.Background(), relay.Config{DataDir: bDir, Version: "test", Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
@@ -164,11 +165,11 @@ func TestSyncer_ResumesAfterPeerRestart(t *testing.T) {
 	b2 := serve(t, r, ln2)
 	t.Cleanup(b2.stop)
 
-	eventually(t, 5*time.Second, "events published while B was down reach A", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "events published while B was down reach A", func() bool {
 		return a.has(t, whileDown[0].ID) && a.has(t, whileDown[1].ID)
 	})
 	newest := max(whileDown[0].CreatedAt, whileDown[1].CreatedAt)
-	eventually(t, 5*time.Second, "the catch-up completes: the watermark moves to the new events", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the catch-up completes: the watermark moves to the new events", func() bool {
 		return pullMark(t, marks, b.URL) == newest
 	})
 	// Resumed from the watermark (older's created_at) minus the 10 s
@@ -196,29 +197,29 @@ func pullMark(tb testing.TB, w peers.Watermarks, peer string) nostr.Timestamp {
 // Nobody else's are.
 func TestSyncer_PushesOutbox(t *testing.T) {
 	a, b := openNode(t, t.TempDir(), nil), openNode(t, t.TempDir(), nil)
-	author, agent, stranger := newKey(t), newKey(t), newKey(t)
+	author, agent, stranger := testkit.NewKey(t), testkit.NewKey(t), testkit.NewKey(t)
 	def := definition(t, author, "def")
 	before := lesson(t, agent, def.ID, "learnt before the syncer started", nostr.Now()-30)
 	a.publish(t, def, before)
 
 	s := peers.New(peers.Config{
 		Peers: []string{b.URL}, Local: a, Backoff: fast, Logger: testLogger(t),
-		Outbox: filters(nostr.Filter{Authors: []string{agent.pk}}),
+		Outbox: filters(nostr.Filter{Authors: []string{agent.PK}}),
 	})
 	a.syncer.Store(s)
 	run(t, s)
-	eventually(t, 5*time.Second, "the catch-up pushes the earlier lesson", func() bool { return b.has(t, before.ID) })
+	testkit.WaitFor(t, 5*time.Second, "the catch-up pushes the earlier lesson", func() bool { return b.has(t, before.ID) })
 
 	foreign := lesson(t, stranger, def.ID, "not ours to push", nostr.Now())
 	after := lesson(t, agent, def.ID, "learnt while the syncer runs", nostr.Now())
 	a.publish(t, foreign, after)
-	eventually(t, 2*time.Second, "the new lesson is pushed", func() bool { return b.has(t, after.ID) })
+	testkit.WaitFor(t, 2*time.Second, "the new lesson is pushed", func() bool { return b.has(t, after.ID) })
 
 	if b.has(t, foreign.ID) || b.has(t, def.ID) {
 		t.Error("an event outside the outbox was pushed")
 	}
 	// The peer stores before it answers OK: wait for the acknowledgement.
-	eventually(t, 2*time.Second, "both pushes acknowledged", func() bool { return s.Status()[0].Pushed == 2 })
+	testkit.WaitFor(t, 2*time.Second, "both pushes acknowledged", func() bool { return s.Status()[0].Pushed == 2 })
 	if st := s.Status()[0]; st.PushRefused != 0 {
 		t.Errorf("status = %+v, want none refused", st)
 	}
@@ -228,7 +229,7 @@ func TestSyncer_PushesOutbox(t *testing.T) {
 // filter's whole history arrives, and its live events too.
 func TestSyncer_RefreshResubscribes(t *testing.T) {
 	a, b := openNode(t, t.TempDir(), nil), openNode(t, t.TempDir(), nil)
-	author, agent := newKey(t), newKey(t)
+	author, agent := testkit.NewKey(t), testkit.NewKey(t)
 	def1, def2 := definition(t, author, "one"), definition(t, author, "two")
 	l1 := lesson(t, agent, def1.ID, "for one", nostr.Now()-3600)
 	l2 := lesson(t, agent, def2.ID, "for two", nostr.Now()-3600)
@@ -245,7 +246,7 @@ func TestSyncer_RefreshResubscribes(t *testing.T) {
 		},
 	})
 	run(t, s)
-	eventually(t, 5*time.Second, "the first definition's lesson", func() bool { return a.has(t, l1.ID) })
+	testkit.WaitFor(t, 5*time.Second, "the first definition's lesson", func() bool { return a.has(t, l1.ID) })
 	if a.has(t, l2.ID) {
 		t.Fatal("a lesson outside the interests arrived")
 	}
@@ -254,18 +255,18 @@ func TestSyncer_RefreshResubscribes(t *testing.T) {
 	interests = []nostr.Filter{lessonsOf(def1.ID), lessonsOf(def2.ID)}
 	mu.Unlock()
 	s.Refresh()
-	eventually(t, 5*time.Second, "the second definition's old lesson, after Refresh", func() bool { return a.has(t, l2.ID) })
+	testkit.WaitFor(t, 5*time.Second, "the second definition's old lesson, after Refresh", func() bool { return a.has(t, l2.ID) })
 
 	l3 := lesson(t, agent, def2.ID, "for two, live", nostr.Now())
 	b.publish(t, l3)
-	eventually(t, 2*time.Second, "the second definition's live lesson", func() bool { return a.has(t, l3.ID) })
+	testkit.WaitFor(t, 2*time.Second, "the second definition's live lesson", func() bool { return a.has(t, l3.ID) })
 }
 
 // A history longer than a page is fetched page by page, including a
 // second that holds more events than a page.
 func TestSyncer_PagesThroughLongHistory(t *testing.T) {
 	a, b := openNode(t, t.TempDir(), nil), openNode(t, t.TempDir(), nil)
-	author, agent := newKey(t), newKey(t)
+	author, agent := testkit.NewKey(t), testkit.NewKey(t)
 	def := definition(t, author, "def")
 	var all []*nostr.Event
 	for i := range 15 {
@@ -281,7 +282,7 @@ func TestSyncer_PagesThroughLongHistory(t *testing.T) {
 		Interests: filters(lessonsOf(def.ID)), PageSize: 5,
 	})
 	run(t, s)
-	eventually(t, 5*time.Second, "all 23 lessons, 5 per page", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "all 23 lessons, 5 per page", func() bool {
 		got, err := a.QuerySync(context.Background(), lessonsOf(def.ID))
 		return err == nil && len(got) == len(all)
 	})
@@ -292,7 +293,7 @@ func TestSyncer_PagesThroughLongHistory(t *testing.T) {
 func TestSyncer_ResumesFromSavedWatermarks(t *testing.T) {
 	aDir := t.TempDir()
 	a, b := openNode(t, aDir, nil), openNode(t, t.TempDir(), nil)
-	author, agent := newKey(t), newKey(t)
+	author, agent := testkit.NewKey(t), testkit.NewKey(t)
 	def := definition(t, author, "def")
 	b.publish(t, lesson(t, agent, def.ID, "two hours ago", nostr.Now()-7200))
 	older := lesson(t, agent, def.ID, "one hour ago", nostr.Now()-3600)
@@ -312,9 +313,9 @@ func TestSyncer_ResumesFromSavedWatermarks(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- first.Run(ctx) }()
-	eventually(t, 5*time.Second, "the first run fetches the history", func() bool { return a.has(t, older.ID) && first.Status()[0].Received == 2 })
+	testkit.WaitFor(t, 5*time.Second, "the first run fetches the history", func() bool { return a.has(t, older.ID) && first.Status()[0].Received == 2 })
 	marks, _ := peers.OpenFileWatermarks(aDir)
-	eventually(t, 5*time.Second, "the watermark is on disk", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the watermark is on disk", func() bool {
 		marks, _ = peers.OpenFileWatermarks(aDir)
 		return pullMark(t, marks, b.URL) == older.CreatedAt
 	})
@@ -327,8 +328,8 @@ func TestSyncer_ResumesFromSavedWatermarks(t *testing.T) {
 	b.publish(t, newer)
 	second := start()
 	run(t, second)
-	eventually(t, 5*time.Second, "the second run fetches the new lesson", func() bool { return a.has(t, newer.ID) })
-	eventually(t, 5*time.Second, "the catch-up completes", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the second run fetches the new lesson", func() bool { return a.has(t, newer.ID) })
+	testkit.WaitFor(t, 5*time.Second, "the catch-up completes", func() bool {
 		m, _ := peers.OpenFileWatermarks(aDir)
 		return pullMark(t, m, b.URL) == newer.CreatedAt
 	})
@@ -341,7 +342,7 @@ func TestSyncer_ResumesFromSavedWatermarks(t *testing.T) {
 // local clock: it cannot make the syncer skip what happens meanwhile.
 func TestSyncer_FutureEventDoesNotMoveWatermarkPastNow(t *testing.T) {
 	a, b := openNode(t, t.TempDir(), nil), openNode(t, t.TempDir(), nil)
-	author, agent := newKey(t), newKey(t)
+	author, agent := testkit.NewKey(t), testkit.NewKey(t)
 	def := definition(t, author, "def")
 	future := lesson(t, agent, def.ID, "ten minutes ahead", nostr.Now()+600)
 	b.publish(t, future)
@@ -352,8 +353,8 @@ func TestSyncer_FutureEventDoesNotMoveWatermarkPastNow(t *testing.T) {
 		Interests: filters(lessonsOf(def.ID)), Watermarks: marks,
 	})
 	run(t, s)
-	eventually(t, 5*time.Second, "the future lesson is stored", func() bool { return a.has(t, future.ID) })
-	eventually(t, 5*time.Second, "a watermark is set", func() bool { return pullMark(t, marks, b.URL) != 0 })
+	testkit.WaitFor(t, 5*time.Second, "the future lesson is stored", func() bool { return a.has(t, future.ID) })
+	testkit.WaitFor(t, 5*time.Second, "a watermark is set", func() bool { return pullMark(t, marks, b.URL) != 0 })
 	if got, now := pullMark(t, marks, b.URL), nostr.Now(); got > now {
 		t.Errorf("watermark %d is past now %d", got, now)
 	}
@@ -369,9 +370,9 @@ func TestSyncer_UnreachablePeer(t *testing.T) {
 	ln.Close()
 	a := openNode(t, t.TempDir(), nil)
 	s := peers.New(peers.Config{Peers: []string{url}, Local: a, Backoff: fast, Logger: testLogger(t),
-		Interests: filters(lessonsOf(newKey(t).pk))})
+		Interests: filters(lessonsOf(testkit.NewKey(t).PK))})
 	run(t, s)
-	eventually(t, 5*time.Second, "the failure is reported", func() bool { return s.Status()[0].LastError != "" })
+	testkit.WaitFor(t, 5*time.Second, "the failure is reported", func() bool { return s.Status()[0].LastError != "" })
 	if st := s.Status()[0]; st.Connected || st.URL != url {
 		t.Errorf("status = %+v", st)
 	}

@@ -5,25 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/tasks"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // clock is an injected clock the test moves by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+type clock = testkit.Clock
 
 func open(t *testing.T, path string, c *clock) *tasks.Store {
 	t.Helper()
@@ -35,7 +25,7 @@ func open(t *testing.T, path string, c *clock) *tasks.Store {
 	return st
 }
 
-func newClock() *clock { return &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
+func newClock() *clock { return testkit.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) }
 
 func TestStore_PersistsAcrossReopen(t *testing.T) {
 	ctx := context.Background()
@@ -85,7 +75,7 @@ func TestStore_Transitions(t *testing.T) {
 			t.Fatalf("-> %s: %v", to, err)
 		}
 	}
-	c.Add(2 * time.Second)
+	c.Advance(2 * time.Second)
 	done, err := st.Transition(ctx, tk.ID, tasks.StatusDone, func(tk *tasks.Task) { tk.Result = json.RawMessage(`"ok"`) })
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +122,7 @@ func TestStore_DeadlineExpiry(t *testing.T) {
 		t.Fatalf("before the deadline: %s, %v; want still pending", got.Status, err)
 	}
 	stop()
-	c.Add(time.Minute)
+	c.Advance(time.Minute)
 	got, err := st.Wait(ctx, soon.ID) // the goroutine expires it
 	if err != nil || got.Status != tasks.StatusExpired {
 		t.Fatalf("after the deadline: %+v, %v; want expired", got, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentnode/agentnode/capabilities"
@@ -12,7 +13,6 @@ import (
 )
 
 func TestHost_Invoke(t *testing.T) {
-	host := cap.NewHost(newSource(), cap.Options{Timeout: 200 * time.Millisecond})
 	ctx := context.Background()
 	tests := []struct {
 		name       string
@@ -40,29 +40,36 @@ func TestHost_Invoke(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := host.Invoke(ctx, agentA, tt.ref, json.RawMessage(tt.input))
-			if tt.wantCode == "" {
-				if !res.OK || res.Error != nil || string(res.Output) != tt.wantOutput {
-					t.Fatalf("got %+v (error %v), want ok with %s", res, res.Error, tt.wantOutput)
+			synctest.Test(t, func(t *testing.T) { // "deadline" waits the timeout on the bubble's clock
+				host := cap.NewHost(newSource(), cap.Options{Timeout: time.Minute})
+				res := host.Invoke(ctx, agentA, tt.ref, json.RawMessage(tt.input))
+				if tt.wantCode == "" {
+					if !res.OK || res.Error != nil || string(res.Output) != tt.wantOutput {
+						t.Fatalf("got %+v (error %v), want ok with %s", res, res.Error, tt.wantOutput)
+					}
+					return
 				}
-				return
-			}
-			if res.OK || res.Error == nil || res.Output != nil {
-				t.Fatalf("got %+v, want an error %s", res, tt.wantCode)
-			}
-			if res.Error.Code != tt.wantCode || !strings.Contains(res.Error.Message, tt.wantInMsg) {
-				t.Errorf("got %s %q, want %s containing %q", res.Error.Code, res.Error.Message, tt.wantCode, tt.wantInMsg)
-			}
-			if strings.Contains(res.Error.Message, "password") {
-				t.Errorf("message leaks internal text: %q", res.Error.Message)
-			}
+				if res.OK || res.Error == nil || res.Output != nil {
+					t.Fatalf("got %+v, want an error %s", res, tt.wantCode)
+				}
+				if res.Error.Code != tt.wantCode || !strings.Contains(res.Error.Message, tt.wantInMsg) {
+					t.Errorf("got %s %q, want %s containing %q", res.Error.Code, res.Error.Message, tt.wantCode, tt.wantInMsg)
+				}
+				if strings.Contains(res.Error.Message, "password") {
+					t.Errorf("message leaks internal text: %q", res.Error.Message)
+				}
+			})
 		})
 	}
 }
 
 func TestHost_Invoke_callerDeadline(t *testing.T) {
+	synctest.Test(t, testHostInvokeCallerDeadline)
+}
+
+func testHostInvokeCallerDeadline(t *testing.T) {
 	host := cap.NewHost(newSource(), cap.Options{}) // default timeout: a minute
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	res := host.Invoke(ctx, agentA, cap.Ref{CapabilityID: "cap:slow", Version: "1.0.0"}, nil)
 	if res.OK || res.Error.Code != capabilities.CodeTimeout {

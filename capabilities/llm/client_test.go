@@ -164,7 +164,12 @@ func TestClient_Complete_RetriesThenSucceeds(t *testing.T) {
 }
 
 func TestClient_Complete_BackoffHonoursContext(t *testing.T) {
+	attempted := make(chan struct{}, 1)
 	srv := llmtest.NewServer(t).Always(func(llmtest.Request) llmtest.Reply {
+		select {
+		case attempted <- struct{}{}:
+		default:
+		}
 		return llmtest.Reply{Status: 429, Body: `{"error":{"message":"slow down"}}`, Header: http.Header{"Retry-After": {"3600"}}}
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -173,9 +178,10 @@ func TestClient_Complete_BackoffHonoursContext(t *testing.T) {
 		_, err := newClient(t, srv, nil).Complete(ctx, llm.Request{})
 		done <- err
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(srv.Requests()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond) // poll until the first attempt landed
+	select {
+	case <-attempted: // the first attempt landed; the client now waits out Retry-After
+	case <-time.After(10 * time.Second):
+		t.Fatal("no request within 10 s")
 	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {

@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/capabilities/registry/registrytest"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
@@ -245,16 +243,7 @@ func TestRegistry_Index(t *testing.T) {
 func TestRegistry_Load_pages(t *testing.T) {
 	limits := relay.DefaultLimits
 	limits.MaxLimit, limits.DefaultLimit = 3, 3
-	rel, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Limits: limits,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		rel.Close(ctx)
-	})
+	rel := testrelay.Open(t, relay.Config{Limits: limits})
 	alice, _ := registrytest.Key(t)
 	for i := range 10 {
 		registrytest.Publish(t, rel, alice, registrytest.Spec{Name: fmt.Sprintf("cap%d", i), Version: "1.0.0"}, t0+int64(i))

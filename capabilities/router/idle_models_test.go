@@ -8,33 +8,29 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
-// fakeClock is a clock the test moves.
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) now() time.Time           { return c.t }
-func (c *fakeClock) add(d time.Duration)      { c.t = c.t.Add(d) }
-func newClock() *fakeClock                    { return &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+func newClock() *testkit.Clock                { return testkit.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) }
 func stackOf(r *Router, conv string) []string { return r.Stack(conv) }
 
 // Each full IdleTimeout of silence pops one entry; a message inside the
 // timeout keeps the stack.
 func TestRouter_IdleTimeoutPops(t *testing.T) {
 	clk := newClock()
-	r := NewWith(installed(), Options{IdleTimeout: 10 * time.Minute, Now: clk.now})
+	r := NewWith(installed(), Options{IdleTimeout: 10 * time.Minute, Now: clk.Now})
 	r.Route("c", "/switch note")
 	r.Route("c", "/switch weather")
-	clk.add(9 * time.Minute)
+	clk.Advance(9 * time.Minute)
 	if d := r.Route("c", "is it cold"); d.Capability != weatherID || len(d.Popped) != 0 {
 		t.Fatalf("inside the timeout: %+v", d)
 	}
-	clk.add(10 * time.Minute)
+	clk.Advance(10 * time.Minute)
 	d := r.Route("c", "and tomorrow")
 	if d.Capability != noteID || d.Reason != ReasonStack || !slices.Equal(d.Popped, []string{weatherID}) {
 		t.Fatalf("after one timeout: %+v", d)
 	}
-	clk.add(25 * time.Minute) // two timeouts: pops note, then nothing is left
+	clk.Advance(25 * time.Minute) // two timeouts: pops note, then nothing is left
 	d = r.Route("c", "hello")
 	if d.Capability != "" || d.Reason != ReasonFallback || !slices.Equal(d.Popped, []string{noteID}) || len(stackOf(r, "c")) != 0 {
 		t.Fatalf("after two timeouts: %+v stack %v", d, stackOf(r, "c"))
@@ -43,9 +39,9 @@ func TestRouter_IdleTimeoutPops(t *testing.T) {
 
 func TestRouter_IdleTimeoutNegativeNever(t *testing.T) {
 	clk := newClock()
-	r := NewWith(installed(), Options{IdleTimeout: -1, Now: clk.now})
+	r := NewWith(installed(), Options{IdleTimeout: -1, Now: clk.Now})
 	r.Route("c", "/switch note")
-	clk.add(1000 * time.Hour)
+	clk.Advance(1000 * time.Hour)
 	if d := r.Route("c", "more"); d.Capability != noteID || d.Popped != nil {
 		t.Errorf("%+v", d)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // End to end: nuwa_a2a between two served nodes on loopback. Node B runs an
@@ -58,8 +59,8 @@ func waitServing(t *testing.T, n *servedNode) *servedNode {
 // installServedAgent installs an agent (a fresh definition and owner) on n.
 func installServedAgent(t *testing.T, n *servedNode, title string) a2aNode {
 	t.Helper()
-	authorSK, _ := newKey(t)
-	_, owner := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	owner := testkit.NewKey(t).PK
 	def := n.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", title}, {"role", "You help."}}})
 	inst, err := n.Daemon().Install(context.Background(), agentd.InstallRequest{Definition: def.ID, Owner: owner})
 	if err != nil {
@@ -71,7 +72,7 @@ func installServedAgent(t *testing.T, n *servedNode, title string) a2aNode {
 // installSigned signs raw with a fresh author key and installs it on the agent.
 func (n a2aNode) installSigned(t *testing.T, raw []byte) agentd.CapChange {
 	t.Helper()
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	signedRaw, err := acp.Sign(raw, sk)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // The Agent Context Protocol endpoint of a real served node
@@ -23,21 +24,16 @@ var acpInitialize = map[string]any{"protocolVersion": "ACP-1.0",
 // waitSearchFinds polls agentSearch on url with args until it lists agent.
 func waitSearchFinds(t *testing.T, url, token, agent string, args map[string]any) []string {
 	t.Helper()
-	deadline := time.Now().Add(e2eWait)
-	for {
+	var ids []string
+	testkit.WaitFor(t, e2eWait, "agentSearch to find "+agent, func() bool {
 		r := rpcPost(t, url, token, "tools/call", map[string]any{"name": "agentSearch", "arguments": args})
 		if r.Error != nil {
 			t.Fatalf("agentSearch: %d %s %s", r.Error.Code, r.Error.Message, r.Error.Data)
 		}
-		ids := searchedAgents(t, r.Result)
-		if slices.Contains(ids, agent) {
-			return ids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("agentSearch %v never found %s; last: %s", args, agent, r.Result)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		ids = searchedAgents(t, r.Result)
+		return slices.Contains(ids, agent)
+	})
+	return ids
 }
 
 func TestACPEndpoint_E2E_HTTP(t *testing.T) {

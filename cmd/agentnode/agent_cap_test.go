@@ -16,6 +16,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -60,8 +61,8 @@ func openCapAgentNode(t *testing.T, model agentd.ChatModel) *agentNode {
 // returns the agent's npub.
 func (n *agentNode) installAgent(t *testing.T) string {
 	t.Helper()
-	authorSK, _ := newKey(t)
-	_, ownerPK := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	ownerPK := testkit.NewKey(t).PK
 	def := n.publishDefinition(t, authorSK, "--title", "Notes Agent", "--role", "You keep notes.")
 	var res agentd.Installed
 	decodeJSON(t, n.run(t, "", "agent", "install", def.ID, "--owner", ownerPK, "--json"), &res)
@@ -118,7 +119,7 @@ func (n *agentNode) publishPackage(t *testing.T, path, sk string) {
 func TestAgentCap(t *testing.T) {
 	n := openCapAgentNode(t, nil)
 	agent := n.installAgent(t)
-	authorSK, _ := newKey(t)
+	authorSK := testkit.NewKey(t).SK
 	dir := t.TempDir()
 
 	unsigned := notePackageFile(t, dir, "1.0.0", "")

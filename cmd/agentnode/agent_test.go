@@ -14,6 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/agentnode/agentnode/relay"
 )
@@ -89,9 +90,10 @@ func (n *agentNode) publishDefinition(t *testing.T, sk string, args ...string) *
 
 func TestAgent_installShowLearn(t *testing.T) {
 	n := openAgentNode(t)
-	authorSK, _ := newKey(t)
-	ownerSK, ownerPK := newKey(t)
-	strangerSK, _ := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	strangerSK := testkit.NewKey(t).SK
 	def := n.publishDefinition(t, authorSK, "--title", "Code Reviewer", "--slug", "reviewer",
 		"--role", "You review Go code.", "--tool", "read_file", "--tool", "comment")
 
@@ -160,8 +162,9 @@ func TestAgent_installShowLearn(t *testing.T) {
 
 func TestAgent_upgradeAndNudges(t *testing.T) {
 	n := openAgentNode(t)
-	authorSK, authorPK := newKey(t)
-	_, ownerPK := newKey(t)
+	authorKey := testkit.NewKey(t)
+	authorSK, authorPK := authorKey.SK, authorKey.PK
+	ownerPK := testkit.NewKey(t).PK
 	v1 := n.publishDefinition(t, authorSK, "--title", "Reviewer", "--slug", "rev", "--role", "Version one.", "--tool", "a", "--tool", "b", "--ver", "1")
 	var res agentd.Installed
 	decodeJSON(t, n.run(t, "", "agent", "install", npub(authorPK)+":rev", "--owner", ownerPK, "--json"), &res)
@@ -186,7 +189,7 @@ func TestAgent_upgradeAndNudges(t *testing.T) {
 		t.Errorf("after the upgrade: %s", out)
 	}
 
-	nudgeSK, _ := newKey(t)
+	nudgeSK := testkit.NewKey(t).SK
 	nudge := publishedEvent(t, n.run(t, nudgeSK, "nudge", "publish", "--title", "no c", "--deny-tool", "c", "--content", "Be gentle.", "--json"))
 	n.run(t, "", "agent", "nudge", "add", agent, pointer(nudge, nil))
 	var eff lessons.Effective
@@ -277,14 +280,14 @@ func TestServe_agentAPI(t *testing.T) {
 		t.Error("--trust-follows did not reach the policy")
 	}
 	env := map[string]string{"AGENTNODE_RELAY": "ws://" + c.Addr(), "AGENTNODE_NODE": "http://" + c.Addr(), "AGENTNODE_DATA": dir}
-	authorSK, _ := newKey(t)
+	authorSK := testkit.NewKey(t).SK
 	env["AGENTNODE_KEY"] = authorSK
 	r := cli(t, env, "def", "publish", "--title", "Served", "--json")
 	if r.err != nil {
 		t.Fatal(r.err, r.stderr)
 	}
 	def := publishedEvent(t, r.stdout)
-	_, owner := newKey(t)
+	owner := testkit.NewKey(t).PK
 	r = cli(t, env, "agent", "install", def.ID, "--owner", owner, "--json")
 	if r.err != nil {
 		t.Fatal(r.err, r.stderr)

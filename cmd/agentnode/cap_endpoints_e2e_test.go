@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // The capability endpoints of a real served node: /mcp (the registry, no
@@ -40,7 +41,7 @@ func noteInput(id, title string) map[string]any {
 // waitNote waits until n's state.db has the note id titled title.
 func waitNote(t *testing.T, n endpointNode, id, title string) {
 	t.Helper()
-	waitFor(t, e2eWait, "note "+id+" in the state.db", func() bool { return notesOn(t, n.a2aNode)[id] == title })
+	testkit.WaitFor(t, e2eWait, "note "+id+" in the state.db", func() bool { return notesOn(t, n.a2aNode)[id] == title })
 }
 
 // TestMCPEndpoints_E2E: a package published with `agentnode cap publish`
@@ -50,7 +51,8 @@ func waitNote(t *testing.T, n endpointNode, id, title string) {
 // into the node's state.db. Without the token the agent's endpoint refuses.
 func TestMCPEndpoints_E2E(t *testing.T) {
 	n := startEndpointNode(t, "Note Keeper")
-	authorSK, authorPK := newKey(t)
+	authorKey := testkit.NewKey(t)
+	authorSK, authorPK := authorKey.SK, authorKey.PK
 	path := notePackageFile(t, t.TempDir(), "1.0.0", authorSK)
 
 	env := n.env()
@@ -71,7 +73,7 @@ func TestMCPEndpoints_E2E(t *testing.T) {
 		t.Fatalf("/mcp tools = %v", got)
 	}
 	var out map[string]any
-	waitFor(t, e2eWait, "the registry to index the package", func() bool {
+	testkit.WaitFor(t, e2eWait, "the registry to index the package", func() bool {
 		res, o := mcpCall(t, reg, "resolve_capability", map[string]any{"cap_uri": "did:nuwa:cap:note"})
 		out = o
 		return !res.IsError

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/capabilities/registry/registrytest"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -35,8 +36,9 @@ func (n *testNode) publishCap(t *testing.T, sk string, s registrytest.Spec, crea
 
 func TestCapSearch(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	alice, alicePK := newKey(t)
-	bob, _ := newKey(t)
+	aliceKey := testkit.NewKey(t)
+	alice, alicePK := aliceKey.SK, aliceKey.PK
+	bob := testkit.NewKey(t).SK
 	n.publishCap(t, alice, registrytest.Spec{Name: "note", Version: "1.0.0", Description: "Personal notes"}, 1_700_000_000)
 	n.publishCap(t, alice, registrytest.Spec{Name: "note", Version: "1.1.0", Description: "Personal notes, improved"}, 1_700_000_001)
 	n.publishCap(t, bob, registrytest.Spec{Name: "weather", Version: "0.3.0", Description: "Forecasts",
@@ -76,8 +78,10 @@ func TestCapSearch(t *testing.T) {
 
 func TestCapShow(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	alice, alicePK := newKey(t)
-	bob, bobPK := newKey(t)
+	aliceKey := testkit.NewKey(t)
+	alice, alicePK := aliceKey.SK, aliceKey.PK
+	bobKey := testkit.NewKey(t)
+	bob, bobPK := bobKey.SK, bobKey.PK
 	n.publishCap(t, alice, registrytest.Spec{Name: "note", Version: "1.0.0"}, 1_700_000_000)
 	latest := n.publishCap(t, alice, registrytest.Spec{Name: "note", Version: "1.2.0"}, 1_700_000_001)
 	bobs := n.publishCap(t, bob, registrytest.Spec{Name: "note", Version: "9.0.0"}, 1_700_000_002)

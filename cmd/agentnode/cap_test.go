@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -28,7 +29,8 @@ func capFile(t *testing.T, name string) string {
 }
 
 func TestCapSign_InPlace(t *testing.T) {
-	sk, pk := newKey(t)
+	skKey := testkit.NewKey(t)
+	sk, pk := skKey.SK, skKey.PK
 	path := capFile(t, "note.acp.yaml")
 	before, _ := os.ReadFile(path)
 	out := cli(t, map[string]string{"AGENTNODE_KEY": sk}, "cap", "sign", path)
@@ -51,7 +53,8 @@ func TestCapSign_InPlace(t *testing.T) {
 }
 
 func TestCapSign_ToStdout(t *testing.T) {
-	sk, pk := newKey(t)
+	skKey := testkit.NewKey(t)
+	sk, pk := skKey.SK, skKey.PK
 	path := capFile(t, "weatherreporter.acp.yaml")
 	out := cli(t, nil, "cap", "sign", "--key", sk, "-o", "-", path)
 	if out.err != nil {
@@ -69,7 +72,8 @@ func TestCapSign_ToStdout(t *testing.T) {
 }
 
 func TestCapVerify(t *testing.T) {
-	sk, pk := newKey(t)
+	skKey := testkit.NewKey(t)
+	sk, pk := skKey.SK, skKey.PK
 	path := capFile(t, "note.acp.yaml")
 	env := map[string]string{"AGENTNODE_KEY": sk}
 	r := cli(t, env, "cap", "verify", path)
@@ -137,7 +141,8 @@ func TestCap_UsageErrors(t *testing.T) {
 
 func TestCapPublish(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, pk := newKey(t)
+	skKey := testkit.NewKey(t)
+	sk, pk := skKey.SK, skKey.PK
 	path := capFile(t, "note.acp.yaml")
 	r := n.try(t, sk, "cap", "publish", path)
 	if exitCode(r.err) != 1 || !strings.Contains(r.err.Error(), "not signed") {
@@ -162,7 +167,7 @@ func TestCapPublish(t *testing.T) {
 	}
 
 	// Another key may not publish Alice's signed file.
-	other, _ := newKey(t)
+	other := testkit.NewKey(t).SK
 	r = n.try(t, other, "cap", "publish", path)
 	if exitCode(r.err) != 1 || !strings.Contains(r.err.Error(), "is signed by "+pk) {
 		t.Errorf("foreign key: %v", r.err)

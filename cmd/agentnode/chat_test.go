@@ -11,6 +11,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // chatCLI runs `agentnode chat` with stdin.
@@ -48,7 +49,7 @@ func TestChat_OneShotAndInteractive(t *testing.T) {
 		reply("Noted: milk."), reply("Hello!"), reply("Still here."))
 	n := openCapAgentNode(t, model)
 	agent := n.installAgent(t)
-	authorSK, _ := newKey(t)
+	authorSK := testkit.NewKey(t).SK
 	n.run(t, "", "agent", "cap", "install", agent, notePackageFile(t, t.TempDir(), "1.0.0", authorSK))
 
 	r := chatCLI(t, n, "", agent, "-m", "add a note: buy milk")
@@ -114,7 +115,7 @@ func TestChat_Serve(t *testing.T) {
 	})
 	n := &agentNode{relay: c.relay, d: c.daemon, dir: dir, http: "http://" + c.Addr(), ws: "ws://" + c.Addr()}
 	agent := n.installAgent(t)
-	authorSK, _ := newKey(t)
+	authorSK := testkit.NewKey(t).SK
 	n.run(t, "", "agent", "cap", "install", agent, notePackageFile(t, t.TempDir(), "1.0.0", authorSK))
 
 	r := chatCLI(t, n, "", agent, "-m", "a note: served")

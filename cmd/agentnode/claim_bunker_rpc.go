@@ -13,6 +13,8 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip04"
 	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/nbd-wtf/go-nostr/nip46"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // bunkerRPC is a minimal NIP-46 client: kind 24133 requests, NIP-44
@@ -21,19 +23,20 @@ import (
 // package (nip46.Request, nip46.Response) but not its BunkerClient, whose
 // listener can panic (send on a closed channel) when an answer arrives twice
 // or after its request gave up, and whose requests can race the
-// subscription that should receive their answers.
+// subscription that should receive their answers. Its connections are
+// relayclient's (signatures and filters checked on receipt).
 type bunkerRPC struct {
 	clientSK, clientPK string
 	target             string   // the remote signer's pubkey
 	conv               [32]byte // NIP-44 conversation key
 	shared             []byte   // NIP-04 shared secret (answers from older signers)
-	relays             []*nostr.Relay
+	relays             []*relayclient.Conn
 	onAuth             func(url string)
+	readers            sync.WaitGroup // one per subscription
 
 	mu      sync.Mutex
 	serial  int
 	waiting map[string]chan nip46.Response // buffered: a reader never blocks
-	cancel  context.CancelFunc
 }
 
 // dialBunker connects to every relay of the bunker URL and subscribes to
@@ -51,87 +54,107 @@ func dialBunker(ctx context.Context, target string, relayURLs []string, dialTime
 	if b.shared, err = nip04.ComputeSharedSecret(target, b.clientSK); err != nil {
 		return nil, err
 	}
-	subCtx, cancel := context.WithCancel(context.Background())
-	b.cancel = cancel
 	since := nostr.Now() - 5 // tolerate a signer's clock a little behind
 	filter := nostr.Filter{Kinds: []int{nostr.KindNostrConnect}, Authors: []string{target},
 		Tags: nostr.TagMap{"p": {b.clientPK}}, Since: &since}
 	var errs []error
 	for _, u := range relayURLs {
-		cctx, ccancel := context.WithTimeout(ctx, dialTimeout)
-		r, err := nostr.RelayConnect(cctx, u)
-		if err == nil {
-			var sub *nostr.Subscription
-			if sub, err = r.Subscribe(subCtx, nostr.Filters{filter}); err == nil {
-				err = awaitEOSE(cctx, sub)
-			}
-			if err == nil {
-				b.relays = append(b.relays, r)
-				go b.read(sub)
-			} else {
-				r.Close()
-			}
-		}
-		ccancel()
-		if err != nil {
+		if err := b.listen(ctx, u, filter, dialTimeout); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", u, err))
 		}
 	}
 	if len(b.relays) == 0 {
-		cancel()
 		return nil, errors.Join(errs...)
 	}
 	return b, nil
+}
+
+// listen connects to url, subscribes to the signer's answers and, once the
+// relay has the subscription, reads them.
+func (b *bunkerRPC) listen(ctx context.Context, url string, filter nostr.Filter, dialTimeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	r, err := relayclient.Dial(ctx, url, relayclient.Options{Verify: true})
+	if err != nil {
+		return err
+	}
+	sub, err := r.Subscribe(ctx, nostr.Filters{filter})
+	if err == nil {
+		if err = awaitEOSE(ctx, sub); err != nil {
+			sub.Close()
+		}
+	}
+	if err != nil {
+		r.Close()
+		return err
+	}
+	b.relays = append(b.relays, r)
+	b.readers.Go(func() { b.read(r, sub) })
+	return nil
 }
 
 // awaitEOSE waits until the relay has the subscription: relays may handle
 // one connection's messages concurrently (khatru does), so a request sent
 // right after the REQ could be answered before the REQ is in place, and
 // NIP-46 answers are ephemeral. Relays send EOSE once it is.
-func awaitEOSE(ctx context.Context, sub *nostr.Subscription) error {
-	select {
-	case <-sub.EndOfStoredEvents:
-		return nil
-	case reason := <-sub.ClosedReason:
-		return fmt.Errorf("the relay closed the subscription: %s", reason)
-	case <-ctx.Done():
-		return fmt.Errorf("no EOSE for the subscription: %w", ctx.Err())
+func awaitEOSE(ctx context.Context, sub *relayclient.Sub) error {
+	for {
+		select {
+		case <-sub.Events: // a stored answer, from before this client: not ours
+			continue
+		case <-sub.EOSE:
+			return nil
+		case reason := <-sub.Closed:
+			return fmt.Errorf("the relay closed the subscription: %s", reason)
+		case <-ctx.Done():
+			return fmt.Errorf("no EOSE for the subscription: %w", ctx.Err())
+		}
 	}
 }
 
-// read hands each answer to the request waiting for it; answers nobody
-// waits for (late, duplicated, or not for us) are dropped.
-func (b *bunkerRPC) read(sub *nostr.Subscription) {
-	for evt := range sub.Events {
-		if evt.PubKey != b.target {
-			continue
+// read hands each answer to the request waiting for it, until the
+// subscription or the connection ends; answers nobody waits for (late,
+// duplicated, or not for us) are dropped.
+func (b *bunkerRPC) read(r *relayclient.Conn, sub *relayclient.Sub) {
+	for {
+		select {
+		case evt := <-sub.Events:
+			b.answer(evt)
+		case <-sub.Closed:
+			return
+		case <-r.Done():
+			return
 		}
-		if ok, _ := evt.CheckSignature(); !ok {
-			continue
-		}
-		plain, err := nip44.Decrypt(evt.Content, b.conv)
-		if err != nil {
-			if plain, err = nip04.Decrypt(evt.Content, b.shared); err != nil {
-				continue
-			}
-		}
-		var resp nip46.Response
-		if json.Unmarshal([]byte(plain), &resp) != nil {
-			continue
-		}
-		if resp.Result == "auth_url" { // the signer wants the user to approve at resp.Error
-			if b.onAuth != nil {
-				b.onAuth(resp.Error)
-			}
-			continue
-		}
-		b.mu.Lock()
-		if ch, ok := b.waiting[resp.ID]; ok {
-			delete(b.waiting, resp.ID)
-			ch <- resp // buffered, at most one send per id
-		}
-		b.mu.Unlock()
 	}
+}
+
+// answer hands one answer to the request waiting for it.
+func (b *bunkerRPC) answer(evt *nostr.Event) {
+	if evt.PubKey != b.target {
+		return
+	}
+	plain, err := nip44.Decrypt(evt.Content, b.conv)
+	if err != nil {
+		if plain, err = nip04.Decrypt(evt.Content, b.shared); err != nil {
+			return
+		}
+	}
+	var resp nip46.Response
+	if json.Unmarshal([]byte(plain), &resp) != nil {
+		return
+	}
+	if resp.Result == "auth_url" { // the signer wants the user to approve at resp.Error
+		if b.onAuth != nil {
+			b.onAuth(resp.Error)
+		}
+		return
+	}
+	b.mu.Lock()
+	if ch, ok := b.waiting[resp.ID]; ok {
+		delete(b.waiting, resp.ID)
+		ch <- resp // buffered, at most one send per id
+	}
+	b.mu.Unlock()
 }
 
 var (
@@ -174,8 +197,8 @@ func (b *bunkerRPC) call(ctx context.Context, method string, params ...string) (
 	}
 	var errs []error
 	for _, r := range b.relays {
-		if err := r.Publish(ctx, evt); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", r.URL, err))
+		if err := r.Publish(ctx, &evt); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", r.URL(), err))
 		}
 	}
 	if len(errs) == len(b.relays) {
@@ -192,9 +215,10 @@ func (b *bunkerRPC) call(ctx context.Context, method string, params ...string) (
 	}
 }
 
+// close closes every connection and waits for the readers.
 func (b *bunkerRPC) close() {
-	b.cancel()
 	for _, r := range b.relays {
 		r.Close()
 	}
+	b.readers.Wait()
 }

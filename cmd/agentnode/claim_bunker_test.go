@@ -13,6 +13,8 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip46"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/relayclient"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -45,17 +47,26 @@ func startBunker(t *testing.T, relayURL, ownerSK, secret string, refuseSigning b
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	conn, err := nostr.RelayConnect(ctx, relayURL)
+	conn, err := relayclient.Dial(ctx, relayURL, relayclient.Options{Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() })
 	sub, err := conn.Subscribe(ctx, nostr.Filters{{Kinds: []int{nostr.KindNostrConnect}, Tags: nostr.TagMap{"p": {signerPK}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		for evt := range sub.Events {
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); conn.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			var evt *nostr.Event
+			select {
+			case evt = <-sub.Events:
+			case <-conn.Done():
+				return
+			case <-ctx.Done():
+				return
+			}
 			req, _, resp, err := signer.HandleRequest(ctx, evt)
 			if err != nil {
 				continue
@@ -63,19 +74,19 @@ func startBunker(t *testing.T, relayURL, ownerSK, secret string, refuseSigning b
 			b.mu.Lock()
 			b.methods = append(b.methods, req.Method)
 			b.mu.Unlock()
-			conn.Publish(ctx, resp)
+			conn.Publish(ctx, &resp)
 		}
-	}()
+	})
 	awaitSubscribed(t, sub)
 	b.url = "bunker://" + signerPK + "?relay=" + url.QueryEscape(relayURL) + "&secret=" + secret
 	return b
 }
 
 // awaitSubscribed waits for EOSE: the relay has the subscription.
-func awaitSubscribed(t *testing.T, sub *nostr.Subscription) {
+func awaitSubscribed(t *testing.T, sub *relayclient.Sub) {
 	t.Helper()
 	select {
-	case <-sub.EndOfStoredEvents:
+	case <-sub.EOSE:
 	case <-time.After(5 * time.Second):
 		t.Fatal("no EOSE for the signer's subscription")
 	}
@@ -89,8 +100,9 @@ func (b *testBunker) seen() []string {
 
 func TestClaimAdd_Bunker(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	_, agent := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agent := testkit.NewKey(t).PK
 	b := startBunker(t, n.URL, ownerSK, "s3cret", false)
 
 	// the node side knows only the bunker URL, never the owner's key
@@ -111,7 +123,7 @@ func TestClaimAdd_Bunker(t *testing.T) {
 	}
 
 	// the environment variable works too, and merges with the stored claims
-	_, agent2 := newKey(t)
+	agent2 := testkit.NewKey(t).PK
 	env["AGENTNODE_OWNER_BUNKER"] = b.url
 	if r := cli(t, env, "claim", "add", agent2); r.err != nil {
 		t.Fatalf("claim add with AGENTNODE_OWNER_BUNKER: %v\nstderr: %s", r.err, r.stderr)
@@ -123,8 +135,9 @@ func TestClaimAdd_Bunker(t *testing.T) {
 
 func TestClaimAdd_BunkerErrors(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	_, agent := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agent := testkit.NewKey(t).PK
 	env := map[string]string{"AGENTNODE_RELAY": n.URL}
 
 	// refuses to sign
@@ -150,13 +163,13 @@ func TestClaimAdd_BunkerErrors(t *testing.T) {
 	// no signer on the relay: the node's relay takes ephemeral events in
 	// process too (relay.OnEphemeral), so it never answers "mute"; the
 	// request times out like an unanswered one
-	_, absent := newKey(t)
+	absent := testkit.NewKey(t).PK
 	gone := "bunker://" + absent + "?relay=" + url.QueryEscape(n.URL)
 	if r := cli(t, env, "claim", "add", agent, "--bunker", gone, "--bunker-timeout", "1s"); r.err == nil || !strings.Contains(r.err.Error(), "did not answer") {
 		t.Fatalf("absent bunker: err = %v", r.err)
 	}
 	// a signer that listens but never answers
-	conn, err := nostr.RelayConnect(context.Background(), n.URL)
+	conn, err := relayclient.Dial(context.Background(), n.URL, relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -30,10 +31,11 @@ func claim(t *testing.T, n *testNode, ownerSK, op string, agents ...string) resu
 
 func TestClaimAdd_MergesAndKeepsUnknownTags(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	_, unknown := newKey(t)
-	_, agent1 := newKey(t)
-	_, agent2 := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	unknown := testkit.NewKey(t).PK
+	agent1 := testkit.NewKey(t).PK
+	agent2 := testkit.NewKey(t).PK
 
 	// another tool published claims first, with an agent and a tag this CLI does not know
 	earlier := signed(t, ownerSK, nostr.Event{Kind: events.KindOwnerClaims,
@@ -65,9 +67,10 @@ func TestClaimAdd_MergesAndKeepsUnknownTags(t *testing.T) {
 
 func TestClaimRemove(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	_, agent1 := newKey(t)
-	_, agent2 := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agent1 := testkit.NewKey(t).PK
+	agent2 := testkit.NewKey(t).PK
 	if r := claim(t, n, ownerSK, "add", agent1, agent2); r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -85,12 +88,13 @@ func TestClaimRemove(t *testing.T) {
 
 func TestClaim_OwnerKeyRequiredAndUsed(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	_, agent := newKey(t)
+	agent := testkit.NewKey(t).PK
 	r := claim(t, n, "", "add", agent)
 	if r.err == nil || !strings.Contains(r.err.Error(), "AGENTNODE_OWNER_KEY") || !strings.Contains(r.err.Error(), "--owner-key") {
 		t.Fatalf("err = %v, want one naming --owner-key and AGENTNODE_OWNER_KEY", r.err)
 	}
-	ownerSK, ownerPK := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
 	out := n.run(t, "", "claim", "add", agent, "--owner-key", ownerSK, "--json")
 	evt := publishedEvent(t, out)
 	if evt.PubKey != ownerPK || evt.Kind != events.KindOwnerClaims {

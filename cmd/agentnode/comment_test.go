@@ -7,6 +7,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -31,10 +32,13 @@ func wantTag(t *testing.T, evt *nostr.Event, name, value string) {
 
 func TestComment_StrictNIP22Shape(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	authorSK, _ := newKey(t)
-	agentSK, agentPK := newKey(t)
-	humanSK, humanPK := newKey(t)
-	otherSK, otherPK := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	agentKey := testkit.NewKey(t)
+	agentSK, agentPK := agentKey.SK, agentKey.PK
+	humanKey := testkit.NewKey(t)
+	humanSK, humanPK := humanKey.SK, humanKey.PK
+	otherKey := testkit.NewKey(t)
+	otherSK, otherPK := otherKey.SK, otherKey.PK
 	def := publishDef(t, n, authorSK, "--title", "Tester")
 	lesson := publishLessonCLI(t, n, agentSK, def.ID, "--title", "flaky tests", "--content", "retry once")
 
@@ -75,8 +79,8 @@ func TestComment_StrictNIP22Shape(t *testing.T) {
 
 func TestComment_Refusals(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	authorSK, _ := newKey(t)
-	agentSK, _ := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	agentSK := testkit.NewKey(t).SK
 	def := publishDef(t, n, authorSK, "--title", "Tester")
 	lessonA := publishLessonCLI(t, n, agentSK, def.ID, "--title", "a", "--content", "a")
 	lessonB := publishLessonCLI(t, n, agentSK, def.ID, "--title", "b", "--content", "b")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/consent"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // consentNode is the consent API as a node mounts it, with the node's
@@ -40,8 +41,8 @@ func consentNode(t *testing.T) (*consent.Consent, map[string]string) {
 func TestConsentCLI(t *testing.T) {
 	ctx := context.Background()
 	c, env := consentNode(t)
-	_, alicePK := newKey(t)
-	_, bobPK := newKey(t)
+	alicePK := testkit.NewKey(t).PK
+	bobPK := testkit.NewKey(t).PK
 	req := consent.Request{Op: consent.OpDelegateRemote, Agent: alicePK, Target: bobPK, Summary: "delegate task t1 (analysis) to a remote agent"}
 	var p1, p2 *consent.PendingError
 	errors.As(c.Check(ctx, req, ""), &p1)

@@ -7,6 +7,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
 
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -15,7 +16,8 @@ import (
 // latest version); afterwards this node's relay serves the same event.
 func TestDefFetch_CopiesFromAnotherRelay(t *testing.T) {
 	home, other := openTestNode(t, relay.Limits{}), openTestNode(t, relay.Limits{})
-	sk, pk := newKey(t)
+	skKey := testkit.NewKey(t)
+	sk, pk := skKey.SK, skKey.PK
 	old := publishDef(t, other, sk, "--title", "Planner", "--slug", "planner", "--ver", "1")
 	newer := signed(t, sk, nostr.Event{Kind: 4199, CreatedAt: old.CreatedAt + 10,
 		Tags: nostr.Tags{{"d", "planner"}, {"title", "Planner"}, {"ver", "2"}}})

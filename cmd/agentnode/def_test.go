@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -21,7 +22,8 @@ func publishDef(t *testing.T, n *testNode, sk string, args ...string) *nostr.Eve
 
 func TestDefPublish_FromFlags_ListAndShow(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, pk := newKey(t)
+	skKey := testkit.NewKey(t)
+	sk, pk := skKey.SK, skKey.PK
 	evt := publishDef(t, n, sk, "--title", "Code Reviewer", "--role", "a careful reviewer",
 		"--instructions", "read every line", "--use-criteria", "pull requests", "--description", "reviews code",
 		"--tool", "git", "--tool", "grep", "--ver", "3", "--image", "https://example.com/a.png",
@@ -63,7 +65,8 @@ func TestDefPublish_FromFlags_ListAndShow(t *testing.T) {
 
 func TestDefPublish_FromYAMLFile(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, pk := newKey(t)
+	skKey := testkit.NewKey(t)
+	sk, pk := skKey.SK, skKey.PK
 	path := filepath.Join(t.TempDir(), "def.yaml")
 	yaml := `title: Researcher
 role: finds sources
@@ -91,7 +94,7 @@ content: |
 
 func TestDefPublish_FromJSONFile(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	path := filepath.Join(t.TempDir(), "def.json")
 	os.WriteFile(path, []byte(`{"title": "Planner", "use-criteria": "multi-step work", "tools": ["todo"], "ver": "1.2"}`), 0o644)
 	evt := publishDef(t, n, sk, "--file", path)
@@ -106,7 +109,7 @@ func TestDefPublish_FromJSONFile(t *testing.T) {
 
 func TestDefPublish_FileUnknownFieldIsRefused(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	path := filepath.Join(t.TempDir(), "def.yaml")
 	os.WriteFile(path, []byte("title: X\ntitel: typo\n"), 0o644)
 	r := n.try(t, sk, "def", "publish", "--file", path)
@@ -129,7 +132,8 @@ func TestDefPublish_MissingKey(t *testing.T) {
 
 func TestDefList_LatestVersionPerSlug(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, pk := newKey(t)
+	skKey := testkit.NewKey(t)
+	sk, pk := skKey.SK, skKey.PK
 	v1 := publishDef(t, n, sk, "--title", "Writer", "--slug", "writer", "--ver", "1", "--content", "old")
 	v2 := publishDef(t, n, sk, "--title", "Writer", "--slug", "writer", "--ver", "2", "--content", "new")
 	other := publishDef(t, n, sk, "--title", "Editor", "--ver", "1")
@@ -162,8 +166,9 @@ func TestDefList_LatestVersionPerSlug(t *testing.T) {
 
 func TestDefList_Filters(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	alice, alicePK := newKey(t)
-	bob, _ := newKey(t)
+	aliceKey := testkit.NewKey(t)
+	alice, alicePK := aliceKey.SK, aliceKey.PK
+	bob := testkit.NewKey(t).SK
 	a := publishDef(t, n, alice, "--title", "Translator", "--description", "translates between languages", "--tool", "dictionary")
 	b := publishDef(t, n, bob, "--title", "Accountant", "--description", "keeps the books", "--tool", "ledger")
 
@@ -191,7 +196,7 @@ func TestDefList_Filters(t *testing.T) {
 
 func TestDefList_SearchHidesSupersededMatches(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	publishDef(t, n, sk, "--title", "Bot", "--slug", "bot", "--ver", "1", "--description", "speaks klingon")
 	publishDef(t, n, sk, "--title", "Bot", "--slug", "bot", "--ver", "2", "--description", "speaks vulcan")
 	var list []definitionView

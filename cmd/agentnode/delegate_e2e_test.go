@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // Delegation between two served nodes on loopback (issue 6), each with
@@ -60,19 +60,13 @@ func readResource(t *testing.T, url, token, uri string, v any) {
 // waitTaskFinal polls agent://tasks/{id} on url until the task is final.
 func waitTaskFinal(t *testing.T, url, token, id string) taskView {
 	t.Helper()
-	deadline := time.Now().Add(2 * e2eWait)
-	for {
-		var task taskView
+	var task taskView
+	testkit.WaitFor(t, 2*e2eWait, "task "+id+" done, failed or expired", func() bool {
+		task = taskView{}
 		readResource(t, url, token, "agent://tasks/"+id, &task)
-		switch task.Status {
-		case "done", "failed", "expired":
-			return task
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s still %s", id, task.Status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return task.Status == "done" || task.Status == "failed" || task.Status == "expired"
+	})
+	return task
 }
 
 // startDelegatePair starts B (--peer A, the scripted model, an agent with
@@ -157,7 +151,7 @@ func TestDelegate_E2E_RemoteWithConsent(t *testing.T) {
 	// made in the same second as the last active one (the heartbeater keeps
 	// created_at increasing per agent).
 	b.close()
-	waitFor(t, e2eWait, "B's agent to leave A's ranking", func() bool {
+	testkit.WaitFor(t, e2eWait, "B's agent to leave A's ranking", func() bool {
 		r := rpcPost(t, acpURL, a.token, "tools/call", map[string]any{"name": "agentSearch",
 			"arguments": map[string]any{"capabilities": []string{"note"}}})
 		return r.Error == nil && !slices.Contains(searchedAgents(t, r.Result), b.agentPK())

@@ -8,6 +8,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/capabilities/llm"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // The "dm" policy decides who gets an answer: under "owner" a stranger's
@@ -18,7 +19,7 @@ func TestServe_DMPolicyOwner(t *testing.T) {
 	cfg := configFile(t, map[string]any{"dm": map[string]any{"from": "owner"}})
 	n := startEndpointNode(t, "Private", "--config", cfg)
 	ctx := context.Background()
-	_, stranger := newKey(t)
+	stranger := testkit.NewKey(t).PK
 	agent, owner := n.agentPK(), n.agent.Agent.Owner
 
 	if _, err := n.respondDM(ctx, agent, stranger, "hello"); !errors.Is(err, dm.ErrNoAnswer) {

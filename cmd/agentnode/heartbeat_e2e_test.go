@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // Two served nodes whose agents beat every second and stay available for
@@ -28,7 +30,7 @@ func TestHeartbeat_E2E_StoppedAgentLeavesRanking(t *testing.T) {
 	waitSearchFinds(t, acp, a.token, b.agentPK(), map[string]any{})
 	// For longer than the TTL, B's one-second beats keep its agent ranked.
 	start := time.Now()
-	waitFor(t, e2eWait, "6 s with B's agent ranked", func() bool {
+	testkit.WaitFor(t, e2eWait, "6 s with B's agent ranked", func() bool {
 		if !slices.Contains(search(), b.agentPK()) {
 			t.Fatalf("B's agent left A's ranking while beating (after %v)", time.Since(start))
 		}
@@ -36,7 +38,7 @@ func TestHeartbeat_E2E_StoppedAgentLeavesRanking(t *testing.T) {
 	})
 
 	b.rt.silence() // B's heartbeats stop, without an offline beat
-	waitFor(t, e2eWait, "B's silent agent to leave A's ranking", func() bool { return !slices.Contains(search(), b.agentPK()) })
+	testkit.WaitFor(t, e2eWait, "B's silent agent to leave A's ranking", func() bool { return !slices.Contains(search(), b.agentPK()) })
 	if !slices.Contains(search(), a.agentPK()) {
 		t.Fatalf("A's own agent left the ranking too: %v", search())
 	}

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +11,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd"
-	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -26,19 +23,8 @@ type testNode struct {
 
 func openTestNode(t *testing.T, limits relay.Limits) *testNode {
 	t.Helper()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	r, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Limits: limits, Logger: logger, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(r)
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		r.Close(ctx)
-	})
-	return &testNode{Relay: r, URL: "ws" + strings.TrimPrefix(srv.URL, "http")}
+	url, r := testrelay.Serve(t, relay.Config{Limits: limits, Version: "test"})
+	return &testNode{Relay: r, URL: url}
 }
 
 // result is what one in-process run of the CLI produced.
@@ -95,12 +81,6 @@ func (n *testNode) publishDirect(t *testing.T, evt *nostr.Event) {
 	if err := n.Publish(context.Background(), evt); err != nil {
 		t.Fatalf("publish kind %d: %v", evt.Kind, err)
 	}
-}
-
-// newKey returns a fresh secret key and its public key, both hex.
-func newKey(t *testing.T) (sk, pk string) {
-	k := testkit.NewKey(t)
-	return k.SK, k.PK
 }
 
 // signed builds and signs an event of kind with tags and content.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // acpCase is one package of testdata/interop/acp/packages.json.
@@ -128,7 +129,7 @@ func corpusPackage(t *testing.T, c acpCase) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), c.File)
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	switch c.Sign {
 	case "bare-ed25519":
 		raw = signBare(t, raw)

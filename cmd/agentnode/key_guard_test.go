@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -12,7 +13,8 @@ import (
 // naming it; a real key's publish report names the npub that signed.
 func TestPublish_RefusesAPublicKeyAsKey(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, pk := newKey(t)
+	skKey := testkit.NewKey(t)
+	sk, pk := skKey.SK, skKey.PK
 	out := n.run(t, sk, "def", "publish", "--title", "Keyed")
 	if want := "signed by " + npub(pk); !strings.Contains(out, want) {
 		t.Errorf("def publish said %q, want %q", out, want)

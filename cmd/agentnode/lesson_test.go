@@ -9,6 +9,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -21,8 +22,10 @@ func publishLessonCLI(t *testing.T, n *testNode, agentSK, def string, args ...st
 
 func TestLessonPublish_ListByDefinition(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	authorSK, authorPK := newKey(t)
-	agentSK, agentPK := newKey(t)
+	authorKey := testkit.NewKey(t)
+	authorSK, authorPK := authorKey.SK, authorKey.PK
+	agentKey := testkit.NewKey(t)
+	agentSK, agentPK := agentKey.SK, agentKey.PK
 	def := publishDef(t, n, authorSK, "--title", "Tester", "--slug", "tester")
 	otherDef := publishDef(t, n, authorSK, "--title", "Other")
 
@@ -66,7 +69,8 @@ func TestLessonPublish_ListByDefinition(t *testing.T) {
 
 func TestLessonPublish_BadDefinitionRefusedClientSide(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	agentSK, agentPK := newKey(t)
+	agentKey := testkit.NewKey(t)
+	agentSK, agentPK := agentKey.SK, agentKey.PK
 	r := n.try(t, agentSK, "lesson", "publish", "--definition", "not-an-id", "--title", "t", "--content", "c")
 	if r.err == nil || exitCode(r.err) != 2 || !strings.Contains(r.err.Error(), "lesson publish: --definition") {
 		t.Fatalf("err = %v, want a usage error about --definition", r.err)
@@ -78,7 +82,7 @@ func TestLessonPublish_BadDefinitionRefusedClientSide(t *testing.T) {
 		t.Fatalf("err = %v, want 'no definition with id'", r.err)
 	}
 
-	_, ownerPK := newKey(t)
+	ownerPK := testkit.NewKey(t).PK
 	profile := publishDirectProfile(t, n, agentSK, ownerPK)
 	r = n.try(t, agentSK, "lesson", "publish", "--definition", profile.ID, "--title", "t", "--content", "c")
 	if r.err == nil || !strings.Contains(r.err.Error(), "is kind 0, not a definition") {
@@ -91,7 +95,7 @@ func TestLessonPublish_BadDefinitionRefusedClientSide(t *testing.T) {
 
 func TestPublish_RelayRefusalIsReportedVerbatim(t *testing.T) {
 	n := openTestNode(t, relay.Limits{MaxContentBytes: 64})
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	r := n.try(t, sk, "def", "publish", "--title", "Big", "--content", strings.Repeat("x", 100))
 	if r.err == nil || exitCode(r.err) != 1 {
 		t.Fatalf("err = %v, want a refusal with exit code 1", r.err)
@@ -106,7 +110,7 @@ func TestPublish_RelayRefusalIsReportedVerbatim(t *testing.T) {
 
 func TestSessionPublish_MalformedEventRefused(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	// A lesson whose definition reference is not an event id: the CLI never
 	// builds one, so it is signed by hand to see the relay's refusal.
 	bad := signed(t, sk, nostr.Event{Kind: events.KindLesson, Tags: nostr.Tags{{"title", "t"}, {"e", "nope"}}})

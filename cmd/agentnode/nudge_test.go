@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
 func TestNudgePublish(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	evt := publishedEvent(t, n.run(t, sk, "nudge", "publish", "--json", "--title", "read-only",
 		"--only-tool", "read", "--allow-tool", "write", "--deny-tool", "exec", "--content", "do not change files"))
 	nudge, err := events.ParseNudge(evt)
@@ -32,7 +33,7 @@ func TestWrites_GoToEveryRelay(t *testing.T) {
 	a := openTestNode(t, relay.Limits{})
 	b := openTestNode(t, relay.Limits{})
 	strict := openTestNode(t, relay.Limits{MaxContentBytes: 8})
-	sk, _ := newKey(t)
+	sk := testkit.NewKey(t).SK
 	env := map[string]string{"AGENTNODE_KEY": sk}
 
 	r := cli(t, env, "def", "publish", "--relay", a.URL, "--relay", b.URL, "--title", "Both", "--content", "long enough", "--json")

@@ -11,6 +11,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -99,10 +100,12 @@ func TestServe_PeerLessonReachesEffectivePrompt(t *testing.T) {
 	a := startServe(t, "--peer", "ws://"+b.Addr())
 	ctx := context.Background()
 
-	authorSK, _ := newKey(t)
-	ownerSK, owner := newKey(t)
-	siblingSK, sibling := newKey(t)
-	strangerSK, _ := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	ownerKey := testkit.NewKey(t)
+	ownerSK, owner := ownerKey.SK, ownerKey.PK
+	siblingKey := testkit.NewKey(t)
+	siblingSK, sibling := siblingKey.SK, siblingKey.PK
+	strangerSK := testkit.NewKey(t).SK
 	def := a.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Reviewer"}, {"role", "reviews code"}}})
 	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags}) // B knows the definition too (not required)
 

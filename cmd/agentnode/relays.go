@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -55,11 +56,12 @@ func (nf *netFlags) urls(m *Main) []string {
 	return out
 }
 
-// session is a set of open relay connections. It satisfies relay.Querier.
+// session is a set of open relay connections (relayclient, checking the
+// signature of every event it is sent). It satisfies relay.Querier.
 type session struct {
 	timeout time.Duration
 	urls    []string
-	conns   []*nostr.Relay
+	conns   []*relayclient.Conn
 }
 
 var _ relay.Querier = (*session)(nil)
@@ -69,13 +71,13 @@ func (m *Main) dial(ctx context.Context, nf *netFlags) (*session, error) {
 	s := &session{timeout: nf.timeout}
 	for _, url := range nf.urls(m) {
 		cctx, cancel := context.WithTimeout(ctx, nf.timeout)
-		conn, err := nostr.RelayConnect(cctx, url)
+		conn, err := relayclient.Dial(cctx, url, relayclient.Options{Verify: true})
 		cancel()
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("connect to %s: %w (is `agentnode serve` running, or is --relay right?)", url, err)
 		}
-		s.urls = append(s.urls, conn.URL)
+		s.urls = append(s.urls, conn.URL())
 		s.conns = append(s.conns, conn)
 	}
 	return s, nil
@@ -115,30 +117,24 @@ func newestFirst(a, b *nostr.Event) int {
 }
 
 // queryOne collects the stored events matching filter from one relay, up to
-// its EOSE. A CLOSED from the relay and a timeout are errors.
-func (s *session) queryOne(ctx context.Context, c *nostr.Relay, filter nostr.Filter) ([]*nostr.Event, error) {
+// its EOSE. A CLOSED from the relay, a dropped connection and a timeout are
+// errors.
+func (s *session) queryOne(ctx context.Context, c *relayclient.Conn, filter nostr.Filter) ([]*nostr.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	sub, err := c.Subscribe(ctx, nostr.Filters{filter})
-	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", c.URL, err)
-	}
-	defer sub.Unsub()
-	var evts []*nostr.Event
-	for {
-		select {
-		case evt, ok := <-sub.Events:
-			if !ok {
-				return nil, fmt.Errorf("query %s: subscription ended before the stored events did: %w", c.URL, cmp.Or(context.Cause(sub.Context), errors.New("closed")))
-			}
-			evts = append(evts, evt)
-		case <-sub.EndOfStoredEvents:
-			return evts, nil
-		case reason := <-sub.ClosedReason:
-			return nil, fmt.Errorf("query %s: relay closed the query: %s", c.URL, reason)
-		case <-ctx.Done():
-			return nil, fmt.Errorf("query %s: no answer within %s", c.URL, s.timeout)
-		}
+	evts, err := c.Query(ctx, nostr.Filters{filter})
+	var closed *relayclient.ClosedError
+	switch {
+	case err == nil:
+		return evts, nil
+	case errors.As(err, &closed):
+		return nil, fmt.Errorf("query %s: relay closed the query: %s", c.URL(), closed.Reason)
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("query %s: no answer within %s", c.URL(), s.timeout)
+	case errors.Is(err, relayclient.ErrSubscriptionEnded):
+		return nil, fmt.Errorf("query %s: subscription ended before the stored events did: %w", c.URL(), err)
+	default:
+		return nil, fmt.Errorf("query %s: %w", c.URL(), err)
 	}
 }
 
@@ -161,23 +157,24 @@ func (s *session) publish(ctx context.Context, evt *nostr.Event) ([]string, erro
 			errs = append(errs, err)
 			continue
 		}
-		accepted = append(accepted, c.URL)
+		accepted = append(accepted, c.URL())
 	}
 	return accepted, errors.Join(errs...)
 }
 
-func (s *session) publishOne(ctx context.Context, c *nostr.Relay, evt *nostr.Event) error {
+func (s *session) publishOne(ctx context.Context, c *relayclient.Conn, evt *nostr.Event) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	err := c.Publish(ctx, *evt)
+	err := c.Publish(ctx, evt)
+	var refused *relayclient.RefusedError
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s: no OK within %s", c.URL, s.timeout)
-	case strings.HasPrefix(err.Error(), "msg: "): // go-nostr's wrapping of an OK false
-		return fmt.Errorf("%s refused the event: %s", c.URL, strings.TrimPrefix(err.Error(), "msg: "))
+		return fmt.Errorf("%s: no OK within %s", c.URL(), s.timeout)
+	case errors.As(err, &refused):
+		return fmt.Errorf("%s refused the event: %s", c.URL(), refused.Reason)
 	default:
-		return fmt.Errorf("%s: %w", c.URL, err)
+		return fmt.Errorf("%s: %w", c.URL(), err)
 	}
 }

@@ -185,9 +185,9 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Func("directory", c.rt.dir.Run),
 		lifecycle.Func("heartbeat", c.runBeats),
 		lifecycle.Func("task deadlines", c.acp.tasks.Run),
-		lifecycle.Started("acp", c.acp.svc.Start, closeErr(c.acp.svc.Close)), // resumes stored tasks before anyone adds one
+		lifecycle.Ready("acp", c.acp.svc.Run, c.acp.svc.Ready()), // resumes stored tasks before anyone adds one
 		lifecycle.Ready("a2a server", c.rt.rpcSrv.Run, c.rt.rpcSrv.Ready()),
-		lifecycle.Started("dm", c.rt.dm.Start, c.rt.dm.Close),
+		lifecycle.Ready("dm", c.rt.dm.Run, c.rt.dm.Ready()),
 		lifecycle.Func("agent changes", c.followAgents),
 		lifecycle.Func("http", c.runHTTP),
 	)

@@ -5,12 +5,14 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // TestServeConfig_NodeSection: the "node" section's operator fields reach
 // NIP-11; a bad public_url or pubkey and an unknown key are refused.
 func TestServeConfig_NodeSection(t *testing.T) {
-	_, pk := newKey(t)
+	pk := testkit.NewKey(t).PK
 	cfg := configFile(t, map[string]any{"node": map[string]string{"name": "agents.example", "description": "ours",
 		"pubkey": npub(pk), "contact": "mailto:ops@example.org", "public_url": "wss://agents.example"}})
 	n := waitServing(t, startServe(t, "--config", cfg))

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -31,8 +32,8 @@ func parseServe(env map[string]string, args ...string) (*ServeCommand, error) {
 // TestServe_configFileReachesPolicy runs the real serve command with
 // --config and checks the daemon's policy.
 func TestServe_configFileReachesPolicy(t *testing.T) {
-	_, fileAllowed := newKey(t)
-	_, flagAllowed := newKey(t)
+	fileAllowed := testkit.NewKey(t).PK
+	flagAllowed := testkit.NewKey(t).PK
 	cfgPath := writeServeConfig(t, `{"trust": {"enable": ["follows"], "disable": ["sibling"], "allowlist": ["`+npub(fileAllowed)+`"]}}`)
 	dir := t.TempDir()
 	c, err := parseServe(map[string]string{"AGENTNODE_CONFIG": cfgPath},

@@ -16,6 +16,8 @@ import (
 
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // The served node against hostile HTTP clients (docs/SERVE.md, "http"):
@@ -182,7 +184,7 @@ func checkMCPSessions(t *testing.T, n endpointNode) {
 func checkTimeouts(t *testing.T, n endpointNode) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
 	defer cancel()
-	rel, err := nostr.RelayConnect(ctx, n.wsURL(""))
+	rel, err := relayclient.Dial(ctx, n.wsURL(""), relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +208,7 @@ func checkTimeouts(t *testing.T, n endpointNode) {
 	if r := wsCall(t, acp, "ping", nil); r.Error != nil {
 		t.Errorf("/acp websocket after the read timeout: %+v", r.Error)
 	}
-	evs, err := rel.QuerySync(ctx, nostr.Filter{Kinds: []int{4199}, Limit: 1})
+	evs, err := rel.Query(ctx, nostr.Filters{{Kinds: []int{4199}, Limit: 1}})
 	if err != nil || len(evs) != 1 {
 		t.Errorf("relay websocket after the read timeout: %d events, %v", len(evs), err)
 	}

@@ -10,6 +10,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // scrape reads the node's /metrics with the Prometheus text parser and
@@ -78,24 +81,24 @@ func TestServe_Metrics(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, err := nostr.RelayConnect(ctx, "ws://"+n.Addr())
+	conn, err := relayclient.Dial(ctx, "ws://"+n.Addr(), relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	sk, _ := newKey(t)
-	if err := conn.Publish(ctx, *signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Metered"}}})); err != nil {
+	sk := testkit.NewKey(t).SK
+	if err := conn.Publish(ctx, signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Metered"}}})); err != nil {
 		t.Fatalf("publish a definition: %v", err)
 	}
-	if err := conn.Publish(ctx, *signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"role", "no title"}}})); err == nil {
+	if err := conn.Publish(ctx, signed(t, sk, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"role", "no title"}}})); err == nil {
 		t.Fatal("a definition without a title was stored")
 	}
 	sub, err := conn.Subscribe(ctx, nostr.Filters{{Kinds: []int{9999}, Limit: 1}}) // nothing stored: EOSE comes at once
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sub.Unsub()
-	<-sub.EndOfStoredEvents
+	defer sub.Close()
+	<-sub.EOSE
 	after := scrape(t, n.Addr())
 	// The node writes and subscribes on its own too (heartbeats, its own
 	// clients): these move by at least what the test did.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/state"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // A node that starts after N documents and M edits exist on another one —
@@ -26,8 +27,9 @@ func TestServe_LateNodeConverges(t *testing.T) {
 	}
 	ctx := context.Background()
 	a := startServe(t, "--config", cfg)
-	authorSK, _ := newKey(t)
-	ownerSK, owner := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	ownerKey := testkit.NewKey(t)
+	ownerSK, owner := ownerKey.SK, ownerKey.PK
 	def := a.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Scribe"}, {"role", "keeps notes"}}})
 	agentA := installOn(t, a, def.ID, owner)
 	publishClaims(t, a, ownerSK, agentA)
@@ -55,7 +57,7 @@ func TestServe_LateNodeConverges(t *testing.T) {
 	cb := state.Caller{Agent: agentB, Owner: owner, Capability: serveTeamCap, Scope: "sc:test", Verbs: state.AllVerbs}
 	start := time.Now()
 	for _, id := range ids {
-		waitFor(t, 60*time.Second, "document "+id+" identical on B", func() bool {
+		testkit.WaitFor(t, 60*time.Second, "document "+id+" identical on B", func() bool {
 			da, db := rawDoc(a, ca, id), rawDoc(b, cb, id)
 			return db != "" && da == db
 		})
@@ -68,7 +70,7 @@ func TestServe_LateNodeConverges(t *testing.T) {
 	if _, err := b.State().Update(ctx, cb, serveTeamURI, ids[0], []byte(`[{"op":"replace","path":"/title","value":"from B"}]`)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "B's edit on A", func() bool { return rawDoc(a, ca, ids[0]) == rawDoc(b, cb, ids[0]) })
+	testkit.WaitFor(t, 60*time.Second, "B's edit on A", func() bool { return rawDoc(a, ca, ids[0]) == rawDoc(b, cb, ids[0]) })
 }
 
 // joinNode runs def's agent for the same owner on b beside agentA on a:
@@ -144,8 +146,9 @@ func TestServe_OfflineNodeConverges(t *testing.T) {
 	}
 	ctx := context.Background()
 	a := startServe(t, "--config", cfg)
-	authorSK, _ := newKey(t)
-	ownerSK, owner := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	ownerKey := testkit.NewKey(t)
+	ownerSK, owner := ownerKey.SK, ownerKey.PK
 	def := a.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Scribe"}, {"role", "keeps notes"}}})
 	agentA := installOn(t, a, def.ID, owner)
 	if _, err := a.State().Register(ctx, serveTeamCap, []byte(serveTeamSchema)); err != nil {
@@ -161,7 +164,7 @@ func TestServe_OfflineNodeConverges(t *testing.T) {
 	if _, err := a.State().Create(ctx, ca, serveTeamURI, []byte(body)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "the document on B", func() bool { return rawDoc(b, cb, id) != "" && rawDoc(b, cb, id) == rawDoc(a, ca, id) })
+	testkit.WaitFor(t, 60*time.Second, "the document on B", func() bool { return rawDoc(b, cb, id) != "" && rawDoc(b, cb, id) == rawDoc(a, ca, id) })
 
 	b.stop() // B goes offline; A goes on editing
 	for j := range 10 {
@@ -171,7 +174,7 @@ func TestServe_OfflineNodeConverges(t *testing.T) {
 		}
 	}
 	b = startServe(t, "--config", cfg, "--data", dataB, "--peer", "ws://"+a.Addr())
-	waitFor(t, 60*time.Second, "B to catch up after its restart", func() bool { return rawDoc(b, cb, id) == rawDoc(a, ca, id) })
+	testkit.WaitFor(t, 60*time.Second, "B to catch up after its restart", func() bool { return rawDoc(b, cb, id) == rawDoc(a, ca, id) })
 	if d, err := b.State().Get(ctx, cb, serveTeamURI, id); err != nil || d.Incomplete != "" {
 		t.Fatalf("after the restart: %v %v", d, err)
 	}
@@ -191,8 +194,9 @@ func TestServe_ExpiredDocumentStaysGone(t *testing.T) {
 	ctx := context.Background()
 	a := startServe(t, "--config", cfg)
 	b := startServe(t, "--config", cfg, "--peer", "ws://"+a.Addr())
-	authorSK, _ := newKey(t)
-	ownerSK, owner := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	ownerKey := testkit.NewKey(t)
+	ownerSK, owner := ownerKey.SK, ownerKey.PK
 	def := a.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Guard"}, {"role", "one-time codes"}}})
 	agentA := installOn(t, a, def.ID, owner)
 	if _, err := a.State().Register(ctx, capID, []byte(otpSchema)); err != nil {
@@ -208,8 +212,8 @@ func TestServe_ExpiredDocumentStaysGone(t *testing.T) {
 	if _, err := a.State().Create(ctx, ca, uri, []byte(`{"id":"code-1","code":"424242"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the code on B", func() bool { return get(b, cb) })
-	waitFor(t, 30*time.Second, "the code to expire on both", func() bool { return !get(a, ca) && !get(b, cb) })
+	testkit.WaitFor(t, 30*time.Second, "the code on B", func() bool { return get(b, cb) })
+	testkit.WaitFor(t, 30*time.Second, "the code to expire on both", func() bool { return !get(a, ca) && !get(b, cb) })
 	time.Sleep(3 * time.Second) // three anti-entropy rounds between the two replicas
 	if get(a, ca) || get(b, cb) {
 		t.Fatalf("an expired document came back (A %v, B %v)", get(a, ca), get(b, cb))

@@ -48,8 +48,9 @@ func TestServe_StateReplicatesBetweenNodes(t *testing.T) {
 	a := startServe(t, "--peer", "ws://"+b.Addr())
 	ctx := context.Background()
 
-	authorSK, _ := newKey(t)
-	ownerSK, owner := newKey(t)
+	authorSK := testkit.NewKey(t).SK
+	ownerKey := testkit.NewKey(t)
+	ownerSK, owner := ownerKey.SK, ownerKey.PK
 	def := a.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: nostr.Tags{{"title", "Scribe"}, {"role", "keeps notes"}}})
 	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags, CreatedAt: def.CreatedAt})
 	install := func(n *servedNode) string {
@@ -83,7 +84,7 @@ func TestServe_StateReplicatesBetweenNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 10*time.Second, "a replicator per node", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "a replicator per node", func() bool {
 		return a.Replicators()[agentA] != nil && b.Replicators()[agentB] != nil
 	})
 	for _, n := range []*servedNode{a, b} {
@@ -109,7 +110,7 @@ func TestServe_StateReplicatesBetweenNodes(t *testing.T) {
 			}
 		}
 	})
-	waitFor(t, 20*time.Second, "the note to reach B", func() bool { return stateDoc(t, b, cb) != nil })
+	testkit.WaitFor(t, 20*time.Second, "the note to reach B", func() bool { return stateDoc(t, b, cb) != nil })
 	t.Logf("shared note created on A reached B in %s", time.Since(start))
 
 	const rounds = 4
@@ -132,7 +133,7 @@ func TestServe_StateReplicatesBetweenNodes(t *testing.T) {
 
 	start = time.Now()
 	var da, db map[string]any
-	waitFor(t, 30*time.Second, "both nodes to converge", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "both nodes to converge", func() bool {
 		da, db = stateDoc(t, a, ca), stateDoc(t, b, cb)
 		if da == nil || db == nil {
 			return false
@@ -170,9 +171,4 @@ func stateDoc(t *testing.T, n *servedNode, c state.Caller) map[string]any {
 		t.Fatal(err)
 	}
 	return obj
-}
-
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	testkit.WaitFor(t, d, what, cond)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -31,8 +32,10 @@ func verifyJSON(t *testing.T, n *testNode, args ...string) (relay.Verification, 
 
 func TestVerify_BothSides(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	agentSK, agentPK := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agentKey := testkit.NewKey(t)
+	agentSK, agentPK := agentKey.SK, agentKey.PK
 	profile := publishDirectProfile(t, n, agentSK, ownerPK)
 	if r := claim(t, n, ownerSK, "add", agentPK); r.err != nil {
 		t.Fatal(r.err)
@@ -57,8 +60,10 @@ func TestVerify_BothSides(t *testing.T) {
 
 func TestVerify_JSONFieldNames(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	agentSK, agentPK := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agentKey := testkit.NewKey(t)
+	agentSK, agentPK := agentKey.SK, agentKey.PK
 	publishDirectProfile(t, n, agentSK, ownerPK)
 	claim(t, n, ownerSK, "add", agentPK)
 	out := n.run(t, "", "verify", "--json", agentPK)
@@ -80,9 +85,11 @@ func TestVerify_JSONFieldNames(t *testing.T) {
 
 func TestVerify_OwnerDoesNotClaimAgent(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	agentSK, agentPK := newKey(t)
-	_, otherAgent := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agentKey := testkit.NewKey(t)
+	agentSK, agentPK := agentKey.SK, agentKey.PK
+	otherAgent := testkit.NewKey(t).PK
 	publishDirectProfile(t, n, agentSK, ownerPK)
 	claim(t, n, ownerSK, "add", otherAgent)
 
@@ -110,8 +117,10 @@ func TestVerify_OwnerDoesNotClaimAgent(t *testing.T) {
 
 func TestVerify_AgentDoesNotNameOwner(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	agentSK, agentPK := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agentKey := testkit.NewKey(t)
+	agentSK, agentPK := agentKey.SK, agentKey.PK
 	publishDirectProfile(t, n, agentSK, "")
 	claim(t, n, ownerSK, "add", agentPK)
 
@@ -134,11 +143,15 @@ func TestVerify_AgentDoesNotNameOwner(t *testing.T) {
 
 func TestVerify_OwnerTable(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	goodSK, good := newKey(t)
-	lazySK, lazy := newKey(t) // names the owner, not claimed
-	anonSK, anon := newKey(t) // claimed, its profile names nobody
-	_, noProfile := newKey(t) // claimed, no profile at all
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	goodKey := testkit.NewKey(t)
+	goodSK, good := goodKey.SK, goodKey.PK
+	lazyKey := testkit.NewKey(t)
+	lazySK, lazy := lazyKey.SK, lazyKey.PK // names the owner, not claimed
+	anonKey := testkit.NewKey(t)
+	anonSK, anon := anonKey.SK, anonKey.PK // claimed, its profile names nobody
+	noProfile := testkit.NewKey(t).PK      // claimed, no profile at all
 	publishDirectProfile(t, n, goodSK, ownerPK)
 	publishDirectProfile(t, n, lazySK, ownerPK)
 	publishDirectProfile(t, n, anonSK, "")
@@ -170,8 +183,10 @@ func TestVerify_OwnerTable(t *testing.T) {
 func TestVerify_MergesRelays(t *testing.T) {
 	a := openTestNode(t, relay.Limits{})
 	b := openTestNode(t, relay.Limits{})
-	ownerSK, ownerPK := newKey(t)
-	agentSK, agentPK := newKey(t)
+	ownerKey := testkit.NewKey(t)
+	ownerSK, ownerPK := ownerKey.SK, ownerKey.PK
+	agentKey := testkit.NewKey(t)
+	agentSK, agentPK := agentKey.SK, agentKey.PK
 	publishDirectProfile(t, a, agentSK, ownerPK)                                                        // profile only on a
 	b.publishDirect(t, signed(t, ownerSK, (&events.OwnerClaims{Agents: []string{agentPK}}).Template())) // claims only on b
 
@@ -187,7 +202,7 @@ func TestVerify_MergesRelays(t *testing.T) {
 
 func TestVerify_Usage(t *testing.T) {
 	n := openTestNode(t, relay.Limits{})
-	_, pk := newKey(t)
+	pk := testkit.NewKey(t).PK
 	for _, args := range [][]string{{"verify"}, {"verify", pk, "--owner", pk}, {"verify", "nope"}} {
 		if r := n.try(t, "", args...); exitCode(r.err) != 2 {
 			t.Errorf("%v: err = %v, want a usage error", args, r.err)

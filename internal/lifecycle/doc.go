@@ -5,13 +5,13 @@
 // Every part has the shape the project's components share: a constructor
 // that only builds, and Run(ctx) error that owns the part's goroutines and
 // returns when ctx ends (Func). A part the next ones must wait for says so
-// on a channel (Ready); parts still built as Start/Close pairs fit through
-// Started.
+// on a channel (Ready); a part built as a Start/Close pair fits through
+// Started (serve has none left).
 //
 //	err := lifecycle.Run(ctx,
 //		lifecycle.Func("peers", syncer.Run),
 //		lifecycle.Ready("a2a server", srv.Run, srv.Ready()),
-//		lifecycle.Started("dm", svc.Start, svc.Close),
+//		lifecycle.Ready("dm", svc.Run, svc.Ready()),
 //		lifecycle.Func("http", serveHTTP),
 //	)
 //

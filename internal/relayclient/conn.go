@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,69 +18,144 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip42"
 )
 
-// wsConn is one websocket connection to a relay, speaking NIP-01 and
-// NIP-42 over go-nostr's Connection and envelopes.
+// Conn is one websocket connection to a relay, speaking NIP-01 and NIP-42
+// over go-nostr's Connection and envelopes. It does not reconnect: when
+// the connection ends, Done is closed and every call fails; Relay (or the
+// caller, as agentd/peers does) dials again.
 //
-// It replaces go-nostr's Relay client. In v0.51.8 its writer goroutine
-// dereferenced a Connection that its close path sets to nil (a panic in a
-// library goroutine when a connection drops during a write;
-// nbd-wtf/go-nostr#183). In the pinned v0.52.3 that goroutine still sets
-// Relay.Connection to nil while close reads it (relay.go:175 against
+// It replaces go-nostr's Relay client. In v0.51.8 that client's writer
+// goroutine dereferenced a Connection its close path sets to nil (a panic
+// in a library goroutine when a connection drops during a write;
+// nbd-wtf/go-nostr#183). In the pinned v0.52.3 the goroutine still sets
+// Relay.Connection to nil while Close reads it (relay.go:175 against
 // relay.go:576: the race detector reports it in every package whose tests
 // dial with go-nostr's client), and Publish reports success when the
 // connection drops before the OK.
 //
 // One reader goroutine per connection dispatches the relay's messages and
-// one pings the relay (a silently dead connection is noticed); both end
-// when the connection does, and close waits for them.
-type wsConn struct {
-	url  string
-	conn *nostr.Connection
+// one pings the relay (a silently dead connection is noticed); each
+// subscription has one more that hands its events on in order. They all
+// end when the connection does, and Close waits for them. Every write has
+// a deadline (writeTimeout): a relay that stops reading ends the
+// connection instead of blocking the writer.
+//
+// A Conn is safe for concurrent use.
+type Conn struct {
+	url          string
+	conn         *nostr.Connection
+	verify       bool
+	writeTimeout time.Duration
 
-	wg     sync.WaitGroup // the reader and the pinger
+	wg     sync.WaitGroup // the reader, the pinger and every Sub's pump
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
 	writeMu sync.Mutex
-	mu      sync.Mutex
-	subs    map[string]*wsSub
-	oks     map[string]chan nostr.OKEnvelope
+	mu      sync.Mutex // guards subs, oks, chal; and wg.Add against Close
+	subs    map[string]*Sub
+	oks     map[string][]chan nostr.OKEnvelope // by event id: the same event may be in flight twice
 	chal    string
 	nextSub atomic.Int64
 }
 
-// wsSub is one open REQ.
-type wsSub struct {
-	events chan *nostr.Event
-	eose   chan struct{} // closed at EOSE
-	closed chan string   // the relay's CLOSED reason (buffered)
-	gone   chan struct{} // closed when the subscriber stops reading
-	eosed  bool
+// Options tune Dial. The zero value is fine.
+type Options struct {
+	// Verify drops events whose signature does not verify or that match
+	// none of their subscription's filters (a client that trusts the
+	// relay's answers wants this; one that counts bad events, as
+	// agentd/peers does, checks them itself).
+	Verify bool
+	// OnNotice receives the relay's NOTICE messages (from the reader
+	// goroutine: it must not block).
+	OnNotice func(string)
+	// WriteTimeout bounds every write (default 10 s): a relay that does
+	// not take a message within it has its connection ended.
+	WriteTimeout time.Duration
+	// Header is sent with the websocket handshake (tests set
+	// X-Forwarded-For with it); nil for none.
+	Header http.Header
 }
 
-func dialWS(ctx context.Context, url string, onNotice func(string)) (*wsConn, error) {
-	conn, err := nostr.NewConnection(ctx, url, nil, nil)
-	if err != nil {
-		return nil, fmt.Errorf("relayclient: connect %s: %w", url, err)
-	}
-	c := &wsConn{url: nostr.NormalizeURL(url), conn: conn,
-		subs: map[string]*wsSub{}, oks: map[string]chan nostr.OKEnvelope{}}
-	c.ctx, c.cancel = context.WithCancelCause(context.Background())
-	c.wg.Go(func() { c.read(onNotice) })
-	c.wg.Go(c.keepalive)
-	return c, nil
+// Errors of a connection and its calls.
+var (
+	// ErrConnClosed: the connection ended (dropped by the relay or the
+	// network, or closed); the wrapping error says why.
+	ErrConnClosed = errors.New("relayclient: connection closed")
+	// ErrSubscriptionEnded is returned by Relay.Subscribe, Relay.Query
+	// and Conn.Query when the relay closes the subscription or the
+	// connection drops.
+	ErrSubscriptionEnded = errors.New("relayclient: subscription ended")
+)
+
+// RefusedError is a relay's OK false to an EVENT or AUTH. Reason is the
+// relay's message verbatim, with its NIP-01 prefix ("invalid: ...").
+type RefusedError struct {
+	URL, Reason string
 }
+
+func (e *RefusedError) Error() string { return e.URL + ": " + e.Reason }
+
+// ClosedError is a relay's CLOSED for a subscription. It is an
+// ErrSubscriptionEnded.
+type ClosedError struct {
+	URL, Reason string
+}
+
+func (e *ClosedError) Error() string {
+	return ErrSubscriptionEnded.Error() + ": " + e.URL + ": " + e.Reason
+}
+
+func (e *ClosedError) Is(target error) bool { return target == ErrSubscriptionEnded }
 
 // Timeouts of a websocket link.
 const (
 	okTimeout    = 15 * time.Second // an EVENT or AUTH without OK fails after this
 	queryTimeout = time.Minute      // a query without EOSE fails after this
+	writeTimeout = 10 * time.Second // a write the relay does not take ends the connection
 	pingEvery    = 30 * time.Second // a connection that does not answer a ping is dropped
+	subQueue     = 1024             // events a subscription holds before the reader waits for it
 )
 
+// Dial connects to url within ctx. The connection's life is not ctx's:
+// Close ends it.
+func Dial(ctx context.Context, url string, opt Options) (*Conn, error) {
+	conn, err := nostr.NewConnection(ctx, url, opt.Header, nil)
+	if err != nil {
+		return nil, fmt.Errorf("relayclient: connect %s: %w", url, err)
+	}
+	c := &Conn{url: nostr.NormalizeURL(url), conn: conn, verify: opt.Verify, writeTimeout: cmp.Or(opt.WriteTimeout, writeTimeout),
+		subs: map[string]*Sub{}, oks: map[string][]chan nostr.OKEnvelope{}}
+	c.ctx, c.cancel = context.WithCancelCause(context.Background())
+	onNotice := opt.OnNotice
+	if onNotice == nil {
+		onNotice = func(string) {}
+	}
+	c.wg.Go(func() { c.read(onNotice) })
+	c.wg.Go(c.keepalive)
+	return c, nil
+}
+
+// URL is the relay's address, normalized.
+func (c *Conn) URL() string { return c.url }
+
+// Done is closed when the connection ends.
+func (c *Conn) Done() <-chan struct{} { return c.ctx.Done() }
+
+// Err is nil while the connection is up, then an ErrConnClosed saying why
+// it ended.
+func (c *Conn) Err() error { return context.Cause(c.ctx) }
+
+// alive reports whether the connection is still up.
+func (c *Conn) alive() bool { return c.ctx.Err() == nil }
+
+// end ends the connection (once: the first cause stays).
+func (c *Conn) end(format string, args ...any) {
+	c.cancel(fmt.Errorf("%w: "+format, append([]any{ErrConnClosed}, args...)...))
+}
+
 // keepalive pings the relay until the connection ends; three missed
-// pongs in a row (go-nostr's Ping waits 800 ms) drop the connection.
-func (c *wsConn) keepalive() {
+// pongs in a row drop the connection.
+func (c *Conn) keepalive() {
 	t := time.NewTicker(pingEvery)
 	defer t.Stop()
 	missed := 0
@@ -91,23 +168,22 @@ func (c *wsConn) keepalive() {
 		if err := c.conn.Ping(c.ctx); err == nil {
 			missed = 0
 		} else if missed++; missed == 3 {
-			c.cancel(fmt.Errorf("ping %s: %w", c.url, err))
+			c.end("ping %s: %w", c.url, err)
 			c.conn.Close()
 			return
 		}
 	}
 }
 
-// alive reports whether the connection is still up.
-func (c *wsConn) alive() bool { return c.ctx.Err() == nil }
-
-// close closes the connection and waits for the reader. A connection the
-// peer already dropped closes without error: there is nothing left to
-// close.
-func (c *wsConn) close() error {
+// Close closes the connection and waits for its goroutines. A connection
+// the relay already dropped closes without error: there is nothing left
+// to close.
+func (c *Conn) Close() error {
 	lost := !c.alive()
 	err := c.conn.Close()
-	c.cancel(errors.New("closed"))
+	c.mu.Lock() // no Sub starts its pump after this (see Subscribe)
+	c.end("closed")
+	c.mu.Unlock()
 	c.wg.Wait()
 	if lost || errors.Is(err, net.ErrClosed) {
 		return nil
@@ -116,13 +192,13 @@ func (c *wsConn) close() error {
 }
 
 // read dispatches incoming messages until the connection fails.
-func (c *wsConn) read(onNotice func(string)) {
+func (c *Conn) read(onNotice func(string)) {
 	parser := nostr.NewMessageParser()
 	var buf bytes.Buffer
 	for {
 		buf.Reset()
 		if err := c.conn.ReadMessage(c.ctx, &buf); err != nil {
-			c.cancel(fmt.Errorf("connection to %s lost: %w", c.url, err))
+			c.end("connection to %s lost: %w", c.url, err)
 			return
 		}
 		env, err := parser.ParseMessage(buf.String())
@@ -133,7 +209,7 @@ func (c *wsConn) read(onNotice func(string)) {
 	}
 }
 
-func (c *wsConn) dispatch(env nostr.Envelope, onNotice func(string)) {
+func (c *Conn) dispatch(env nostr.Envelope, onNotice func(string)) {
 	switch env := env.(type) {
 	case *nostr.EventEnvelope:
 		if env.SubscriptionID != nil {
@@ -141,11 +217,15 @@ func (c *wsConn) dispatch(env nostr.Envelope, onNotice func(string)) {
 		}
 	case *nostr.EOSEEnvelope:
 		c.mu.Lock()
-		if s := c.subs[string(*env)]; s != nil && !s.eosed {
+		s := c.subs[string(*env)]
+		first := s != nil && !s.eosed
+		if first {
 			s.eosed = true
-			close(s.eose)
 		}
 		c.mu.Unlock()
+		if first {
+			s.enqueue(c.ctx, nil) // after the stored events: the pump closes EOSE in order
+		}
 	case *nostr.ClosedEnvelope:
 		c.mu.Lock()
 		if s := c.subs[env.SubscriptionID]; s != nil {
@@ -155,10 +235,10 @@ func (c *wsConn) dispatch(env nostr.Envelope, onNotice func(string)) {
 		c.mu.Unlock()
 	case *nostr.OKEnvelope:
 		c.mu.Lock()
-		if ch := c.oks[env.EventID]; ch != nil {
-			delete(c.oks, env.EventID)
-			ch <- *env
+		for _, ch := range c.oks[env.EventID] {
+			ch <- *env // buffered, one send each
 		}
+		delete(c.oks, env.EventID)
 		c.mu.Unlock()
 	case *nostr.AuthEnvelope:
 		if env.Challenge != nil {
@@ -171,49 +251,59 @@ func (c *wsConn) dispatch(env nostr.Envelope, onNotice func(string)) {
 	}
 }
 
-// deliver hands an event to its subscription; the reader waits for the
-// subscriber (back-pressure), unless it has gone or the connection died.
-func (c *wsConn) deliver(id string, evt *nostr.Event) {
+// deliver hands an event to its subscription's queue (with Verify, only
+// a genuine event that matches the subscription).
+func (c *Conn) deliver(id string, evt *nostr.Event) {
 	c.mu.Lock()
 	s := c.subs[id]
 	c.mu.Unlock()
 	if s == nil {
 		return
 	}
-	select {
-	case s.events <- evt:
-	case <-s.gone:
-	case <-c.ctx.Done():
+	if c.verify && !s.accepts(evt) {
+		return
 	}
+	s.enqueue(c.ctx, evt)
 }
 
-func (c *wsConn) write(ctx context.Context, env nostr.Envelope) error {
+// write sends one message within the write timeout. A write that fails ends
+// the connection (the websocket library closes it on a write timeout).
+func (c *Conn) write(ctx context.Context, env nostr.Envelope) error {
 	b, err := env.MarshalJSON()
 	if err != nil {
 		return err
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, c.writeTimeout) // after the lock: waiting for it is not writing
+	defer cancel()
+	if !c.alive() {
+		return c.Err()
+	}
 	if err := c.conn.WriteMessage(ctx, b); err != nil {
-		c.cancel(fmt.Errorf("write to %s: %w", c.url, err))
-		return err
+		c.end("write to %s: %w", c.url, err)
+		return c.Err()
 	}
 	return nil
 }
 
 // send writes an EVENT or AUTH carrying evt and waits for the relay's OK:
-// nil if accepted, an error with the relay's reason if refused, or the
-// connection's or ctx's end.
-func (c *wsConn) send(ctx context.Context, env nostr.Envelope, id string) error {
+// nil if accepted, a *RefusedError if refused, or the connection's or
+// ctx's end.
+func (c *Conn) send(ctx context.Context, env nostr.Envelope, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, okTimeout)
 	defer cancel()
 	ch := make(chan nostr.OKEnvelope, 1)
 	c.mu.Lock()
-	c.oks[id] = ch
+	c.oks[id] = append(c.oks[id], ch)
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
-		delete(c.oks, id)
+		if rest := slices.DeleteFunc(c.oks[id], func(w chan nostr.OKEnvelope) bool { return w == ch }); len(rest) > 0 {
+			c.oks[id] = rest
+		} else {
+			delete(c.oks, id)
+		}
 		c.mu.Unlock()
 	}()
 	if err := c.write(ctx, env); err != nil {
@@ -222,22 +312,26 @@ func (c *wsConn) send(ctx context.Context, env nostr.Envelope, id string) error 
 	select {
 	case ok := <-ch:
 		if !ok.OK {
-			return fmt.Errorf("%s: %s", c.url, ok.Reason)
+			return &RefusedError{URL: c.url, Reason: ok.Reason}
 		}
 		return nil
 	case <-c.ctx.Done():
-		return context.Cause(c.ctx)
+		return c.Err()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-func (c *wsConn) publish(ctx context.Context, evt *nostr.Event) error {
+// Publish sends evt and waits for the relay's OK (at most okTimeout): nil
+// if the relay accepted it, a *RefusedError with its reason if not, else
+// the connection's end (ErrConnClosed) or ctx's. Unlike go-nostr's
+// client, a connection that drops before the OK is a failure.
+func (c *Conn) Publish(ctx context.Context, evt *nostr.Event) error {
 	return c.send(ctx, &nostr.EventEnvelope{Event: *evt}, evt.ID)
 }
 
-// auth answers the latest challenge (NIP-42) as sk's key.
-func (c *wsConn) auth(ctx context.Context, sk string) error {
+// Auth answers the relay's latest challenge (NIP-42) as sk's key.
+func (c *Conn) Auth(ctx context.Context, sk string) error {
 	c.mu.Lock()
 	chal := c.chal
 	c.mu.Unlock()
@@ -255,29 +349,75 @@ func (c *wsConn) auth(ctx context.Context, sk string) error {
 	return c.send(ctx, &nostr.AuthEnvelope{Event: evt}, evt.ID)
 }
 
-// subscribe opens a REQ; end must be called when done reading.
-func (c *wsConn) subscribe(ctx context.Context, filters nostr.Filters) (s *wsSub, end func(), err error) {
-	id := "asm:" + strconv.FormatInt(c.nextSub.Add(1), 10)
-	s = &wsSub{events: make(chan *nostr.Event), eose: make(chan struct{}), closed: make(chan string, 1), gone: make(chan struct{})}
+// Subscribe sends a REQ. The subscription lives until Sub.Close, the
+// relay's CLOSED or the connection's end, whatever happens to ctx (which
+// bounds the REQ's write only); Close must be called when done reading.
+func (c *Conn) Subscribe(ctx context.Context, filters nostr.Filters) (*Sub, error) {
+	id := "rc:" + strconv.FormatInt(c.nextSub.Add(1), 10)
+	s := newSub(c, id, filters)
 	c.mu.Lock()
-	c.subs[id] = s
-	c.mu.Unlock()
-	end = func() {
-		close(s.gone)
-		c.mu.Lock()
-		_, open := c.subs[id]
-		delete(c.subs, id)
+	if !c.alive() {
 		c.mu.Unlock()
-		if open && c.alive() {
-			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), okTimeout)
-			defer cancel()
-			closeEnv := nostr.CloseEnvelope(id)
-			c.write(wctx, &closeEnv)
+		return nil, c.Err()
+	}
+	c.subs[id] = s
+	c.wg.Add(1) // before Close's Wait: Close ends the connection under mu
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		s.pump()
+	}()
+	if err := c.write(ctx, &nostr.ReqEnvelope{SubscriptionID: id, Filters: filters}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Query returns the stored events matching filters, up to the relay's
+// EOSE: the relay's CLOSED is a *ClosedError, a dropped connection an
+// ErrSubscriptionEnded (wrapping ErrConnClosed), ctx's end ctx's error.
+// Unlike go-nostr's QuerySync, none of them returns what arrived so far.
+func (c *Conn) Query(ctx context.Context, filters nostr.Filters) ([]*nostr.Event, error) {
+	var out []*nostr.Event
+	reason, err := drain(ctx, c, filters, true, func(evt *nostr.Event) { out = append(out, evt) }, nil)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		return nil, &ClosedError{URL: c.url, Reason: reason}
+	}
+	return out, nil
+}
+
+// drain subscribes and hands events to fn until EOSE (if untilEOSE: "",
+// nil), the relay's CLOSED (its reason), the end of the connection
+// (ErrSubscriptionEnded) or ctx's end (ctx's error).
+func drain(ctx context.Context, c *Conn, filters nostr.Filters, untilEOSE bool, fn func(*nostr.Event), onEOSE func()) (reason string, err error) {
+	sub, err := c.Subscribe(ctx, filters)
+	if err != nil {
+		return "", err
+	}
+	defer sub.Close()
+	eose := sub.EOSE
+	for {
+		select {
+		case evt := <-sub.Events:
+			fn(evt)
+		case <-eose:
+			if untilEOSE {
+				return "", nil
+			}
+			eose = nil // keep reading live events
+			if onEOSE != nil {
+				onEOSE()
+			}
+		case reason := <-sub.Closed:
+			return reason, nil
+		case <-c.Done():
+			return "", fmt.Errorf("%w: %w", ErrSubscriptionEnded, c.Err())
+		case <-ctx.Done():
+			return "", ctx.Err()
 		}
 	}
-	if err := c.write(ctx, &nostr.ReqEnvelope{SubscriptionID: id, Filters: filters}); err != nil {
-		end()
-		return nil, nil, err
-	}
-	return s, end, nil
 }

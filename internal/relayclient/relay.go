@@ -7,26 +7,25 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// ErrSubscriptionEnded is returned by Relay.Subscribe when the relay
-// closes the subscription or the connection drops.
-var ErrSubscriptionEnded = errors.New("relayclient: subscription ended")
-
 // Relay is a relay reached over a websocket. It connects on first use
 // and again after the connection drops, and answers NIP-42 challenges with
 // its key: when the relay refuses a REQ or an EVENT with "auth-required:",
-// it authenticates and tries once more. (Its client is wsConn, not
+// it authenticates and tries once more. (Its client is Conn, not
 // go-nostr's Relay; see there why.)
 type Relay struct {
 	url string
 	sk  string
 	log *slog.Logger
 
-	mu   sync.Mutex
-	conn *wsConn
+	mu       sync.Mutex
+	conn     *Conn
+	fails    int       // dials failed in a row
+	lastFail time.Time // the last of them
 }
 
 // New returns a Relay for url that authenticates with secretKey
@@ -48,29 +47,38 @@ func (w *Relay) Close() error {
 	if w.conn == nil {
 		return nil
 	}
-	err := w.conn.close()
+	err := w.conn.Close()
 	w.conn = nil
 	return err
 }
 
-// connect returns the live connection, dialling a new one if needed.
-func (w *Relay) connect(ctx context.Context) (*wsConn, error) {
+// connect returns the live connection, dialling a new one if needed. A
+// dial after failed ones waits its turn (redialBackoff, bounded by ctx):
+// callers that retry in a loop do not hammer a relay that is down.
+func (w *Relay) connect(ctx context.Context) (*Conn, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.conn != nil && w.conn.alive() {
 		return w.conn, nil
 	}
 	if w.conn != nil {
-		w.conn.close()
+		w.conn.Close()
+		w.conn = nil
+	}
+	if w.fails > 0 && !Sleep(ctx, redialBackoff.Delay(w.fails-1)-time.Since(w.lastFail)) {
+		return nil, ctx.Err()
 	}
 	ctx, cancel := context.WithTimeout(ctx, okTimeout)
 	defer cancel()
-	c, err := dialWS(ctx, w.url, func(n string) {
+	c, err := Dial(ctx, w.url, Options{OnNotice: func(n string) {
 		w.log.Debug("relayclient: relay notice", "relay", w.url, "notice", n)
-	})
+	}})
 	if err != nil {
+		w.fails++
+		w.lastFail = time.Now()
 		return nil, err
 	}
+	w.fails = 0
 	w.conn = c
 	return c, nil
 }
@@ -81,12 +89,12 @@ func (w *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
 	if err != nil {
 		return err
 	}
-	err = c.publish(ctx, evt)
-	if err != nil && strings.Contains(err.Error(), "auth-required:") {
-		if err := c.auth(ctx, w.sk); err != nil {
+	err = c.Publish(ctx, evt)
+	if refused := (*RefusedError)(nil); errors.As(err, &refused) && strings.HasPrefix(refused.Reason, "auth-required:") {
+		if err := c.Auth(ctx, w.sk); err != nil {
 			return err
 		}
-		err = c.publish(ctx, evt)
+		err = c.Publish(ctx, evt)
 	}
 	return err
 }
@@ -123,40 +131,8 @@ func (w *Relay) req(ctx context.Context, filters nostr.Filters, untilEOSE bool, 
 			return fmt.Errorf("%w: %s: %s", ErrSubscriptionEnded, w.url, reason)
 		}
 		// A relay sends its challenge before (or with) the refusal.
-		if err := c.auth(ctx, w.sk); err != nil {
+		if err := c.Auth(ctx, w.sk); err != nil {
 			return fmt.Errorf("relayclient: NIP-42 auth with %s: %w", w.url, err)
-		}
-	}
-}
-
-// drain subscribes and hands events to fn until EOSE (if untilEOSE: "",
-// nil), the relay's CLOSED (its reason), the end of the connection
-// (ErrSubscriptionEnded) or ctx's end (ctx's error).
-func drain(ctx context.Context, c *wsConn, filters nostr.Filters, untilEOSE bool, fn func(*nostr.Event), onEOSE func()) (reason string, err error) {
-	sub, end, err := c.subscribe(ctx, filters)
-	if err != nil {
-		return "", err
-	}
-	defer end()
-	eose := sub.eose
-	for {
-		select {
-		case evt := <-sub.events:
-			fn(evt)
-		case <-eose:
-			if untilEOSE {
-				return "", nil
-			}
-			eose = nil // keep reading live events
-			if onEOSE != nil {
-				onEOSE()
-			}
-		case reason := <-sub.closed:
-			return reason, nil
-		case <-c.ctx.Done():
-			return "", fmt.Errorf("%w: %w", ErrSubscriptionEnded, context.Cause(c.ctx))
-		case <-ctx.Done():
-			return "", ctx.Err()
 		}
 	}
 }

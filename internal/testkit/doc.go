@@ -1,8 +1,11 @@
 // Package testkit holds the test setup the project's packages share:
-// fresh keys and waiting for a condition with a deadline. It is imported
-// by tests only.
+// fresh keys, a fake clock and waiting for a condition with a deadline;
+// testkit/testrelay opens the embedded relay in-process. It is imported
+// by tests only, and imports nothing of the project (so that any
+// package's in-package tests may use it).
 //
 //	k := testkit.NewKey(t)
+//	clk := testkit.NewClock(time.Now())
 //	testkit.WaitFor(t, 5*time.Second, "the agent listed", func() bool { _, ok := dir.Get(k.PK); return ok })
 //
 // Waiting polls: use it where nothing can be awaited (another process, a

@@ -29,3 +29,19 @@ func TestWaitFor(t *testing.T) {
 		}
 	})
 }
+
+func TestClock(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clk := testkit.NewClock(start)
+	if got := clk.Now(); !got.Equal(start) {
+		t.Fatalf("Now = %v, want %v", got, start)
+	}
+	clk.Advance(time.Minute)
+	if got, want := clk.Now(), start.Add(time.Minute); !got.Equal(want) {
+		t.Errorf("after Advance: %v, want %v", got, want)
+	}
+	clk.Set(start)
+	if got := clk.Now(); !got.Equal(start) {
+		t.Errorf("after Set: %v, want %v", got, start)
+	}
+}
