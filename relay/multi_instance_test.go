@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/internal/pgtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // TestPostgres_TwoInstances runs two real `agentnode serve --postgres`
@@ -190,9 +191,7 @@ func testKillUnderLoad(t *testing.T, bin string) {
 		stopA := publishUntilStopped(a.url, acked, 2, 8)
 		stopB := publishUntilStopped(b.url, acked, 4, 8)
 		target := before + 200 + rng.IntN(1500) // the random moment of the kill
-		if !eventually(t, 30*time.Second, func() bool { return acked.len() >= target }) {
-			t.Fatalf("round %d: only %d acknowledgements", round, acked.len())
-		}
+		testkit.WaitFor(t, 30*time.Second, fmt.Sprintf("round %d: %d acknowledgements", round, target), func() bool { return acked.len() >= target })
 		b.kill(t)
 		stopB()
 		stopA()

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/internal/pgtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // hookLog collects what an OnStored hook saw.
@@ -58,9 +60,7 @@ func TestPostgres_OnStoredAcrossRelays(t *testing.T) {
 		want = append(want, evt.ID)
 	}
 	for name, h := range map[string]*hookLog{"a": &seenA, "b": &seenB} {
-		if !eventually(t, 10*time.Second, func() bool { return len(h.all()) >= len(want) }) {
-			t.Fatalf("relay %s: OnStored saw %d of %d events", name, len(h.all()), len(want))
-		}
+		testkit.WaitFor(t, 10*time.Second, fmt.Sprintf("relay %s: OnStored to see %d events", name, len(want)), func() bool { return len(h.all()) >= len(want) })
 		if got := h.all(); !slices.Equal(got, want) {
 			t.Fatalf("relay %s: OnStored saw %d events, not exactly the %d published in order", name, len(got), len(want))
 		}
@@ -111,17 +111,13 @@ func TestPostgres_EphemeralAcrossRelays(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the ephemeral event did not reach b's subscriber")
 	}
-	if !eventually(t, 10*time.Second, func() bool { return len(onB.all()) == 1 }) {
-		t.Fatalf("b's OnEphemeral saw %d events, want 1", len(onB.all()))
-	}
+	testkit.WaitFor(t, 10*time.Second, "b's OnEphemeral to see the event", func() bool { return len(onB.all()) == 1 })
 	// a sentinel through b: once it is back on a, a's own event would have been too
 	sentinel := signedAt(t, sk, 20001, nostr.Now(), "sentinel")
 	if err := b.Publish(context.Background(), sentinel); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(t, 10*time.Second, func() bool { return len(onA.all()) >= 2 }) {
-		t.Fatalf("a's OnEphemeral saw %d events, want its own and b's", len(onA.all()))
-	}
+	testkit.WaitFor(t, 10*time.Second, "a's OnEphemeral to see its own event and b's", func() bool { return len(onA.all()) >= 2 })
 	if got := onA.all(); !slices.Equal(got, []string{evt.ID, sentinel.ID}) {
 		t.Fatalf("a's OnEphemeral saw %d events, want exactly its own once then b's", len(got))
 	}
