@@ -201,7 +201,7 @@ func readFileOrStdin(m *Main, file string) ([]byte, error) {
 }
 
 func (m *Main) printDocument(d *state.Document, asJSON bool) error {
-	m.warnDocument(d)
+	m.warnDocument(d, "")
 	if asJSON {
 		return writeJSON(m.Stdout, d)
 	}
@@ -227,6 +227,9 @@ func (m *Main) printRows(res *state.QueryResult, asJSON bool) error {
 			return err
 		}
 		fmt.Fprintln(m.Stdout, string(b))
+		if id, _ := row["id"].(string); res.Concurrent[id] != nil {
+			m.warnDocument(&state.Document{Concurrent: res.Concurrent[id]}, id+": ")
+		}
 	}
 	if res.NextCursor != "" {
 		fmt.Fprintf(m.Stderr, "more: add \"cursor\": %q to the query\n", res.NextCursor)

@@ -69,13 +69,14 @@ func runStateGC(ctx context.Context, m *Main, args []string) error {
 
 // warnDocument tells the operator, on stderr, what the printed document
 // does not say by itself: that it is known partial, and the concurrent
-// values of its multi-value registers.
-func (m *Main) warnDocument(d *state.Document) {
+// values of its multi-value registers; prefix (e.g. the document's id)
+// starts each line.
+func (m *Main) warnDocument(d *state.Document, prefix string) {
 	if d.Incomplete != "" {
-		fmt.Fprintf(m.Stderr, "warning: this replica lacks part of the document's history (%s); replication will fill it in\n", d.Incomplete)
+		fmt.Fprintf(m.Stderr, "%swarning: this replica lacks part of the document's history (%s); replication will fill it in\n", prefix, d.Incomplete)
 	}
 	for field, vals := range d.Concurrent {
-		fmt.Fprintf(m.Stderr, "note: %s has %d concurrent values:", field, len(vals))
+		fmt.Fprintf(m.Stderr, "%snote: %s has %d concurrent values:", prefix, field, len(vals))
 		for _, v := range vals {
 			fmt.Fprintf(m.Stderr, " %s", v)
 		}
