@@ -24,6 +24,7 @@ func init() {
 		"history": {"print a document's op log", runStateHistory},
 		"delete":  {"tombstone (or --hard purge) a document", runStateDelete},
 		"gc":      {"run the state lifecycle (TTL, retention, compression) once", runStateGC},
+		"stats":   {"print the counts of the last lifecycle pass and their sums", runStateStats},
 	})}
 }
 
