@@ -185,6 +185,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Func("task deadlines", c.acp.tasks.Run),
 		lifecycle.Started("acp", c.acp.svc.Start, closeErr(c.acp.svc.Close)), // resumes stored tasks before anyone adds one
 		lifecycle.Ready("a2a server", c.rt.rpcSrv.Run, c.rt.rpcSrv.Ready()),
+		lifecycle.Func("a2a on peers", c.rt.rpcPeers.Run),
 		lifecycle.Started("dm", c.rt.dm.Start, c.rt.dm.Close),
 		lifecycle.Func("agent changes", c.followAgents),
 		lifecycle.Func("http", c.runHTTP),
