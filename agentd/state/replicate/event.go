@@ -29,6 +29,14 @@ const (
 // MaxPlaintext is the largest batch NIP-44 v2 can encrypt.
 const MaxPlaintext = nip44.MaxPlaintextSize
 
+// MaxSealedPlaintext is the largest batch whose NIP-44 v2 payload still
+// fits an event content of 65,535 bytes, the relays' limit (ours:
+// relay.Config's MaxContentBytes; strfry's default is 65,536): 40,960
+// bytes pad to 40,960 and encrypt to 54,704 base64 characters, 40,961
+// pad to 49,152 and encrypt to 65,628. Batches of MaxPlaintext (65,535)
+// were refused by the relay as soon as many ops were pushed at once.
+const MaxSealedPlaintext = 40_960
+
 // batchHead is what the tags of one event say about its batch.
 type batchHead struct {
 	NS, Schema, Scope, Owner, Vis, Replica string
