@@ -58,3 +58,40 @@ func TestMessage_E2E_OneWayPeeringBothDirections(t *testing.T) {
 		t.Fatalf("B -> A answered %q", got)
 	}
 }
+
+// Two nodes that do not name each other but both name a third relay (a
+// third served node, C) with --peer: each node's 25910 server listens on
+// C, each client publishes there, so agent/message works both ways.
+func TestMessage_E2E_SharedThirdRelay(t *testing.T) {
+	srvA := llmtest.NewServer(t).Always(reply("A's agent here"))
+	srvB := llmtest.NewServer(t).Always(reply("B's agent here"))
+	c := startEndpointNode(t, "Hub")
+	a := startEndpointNode(t, "Alpha", "--config", configFile(t, map[string]any{"model": modelSection(srvA)}), "--peer", "ws://"+c.Addr())
+	b := startEndpointNode(t, "Beta", "--config", configFile(t, map[string]any{"model": modelSection(srvB)}), "--peer", "ws://"+c.Addr())
+	waitSearchFinds(t, a.url(pathACP), a.token, b.agentPK(), map[string]any{})
+	waitSearchFinds(t, b.url(pathACP), b.token, a.agentPK(), map[string]any{})
+	for _, n := range []endpointNode{a, b} {
+		waitFor(t, e2eWait, "the 25910 server listening on C", func() bool { return n.rt.rpcPeers.Live() == 1 })
+	}
+	for _, tc := range []struct {
+		from endpointNode
+		to   string
+		want string
+	}{{a, b.agentPK(), "B's agent here"}, {b, a.agentPK(), "A's agent here"}} {
+		var res struct {
+			Content struct {
+				Payload struct {
+					Messages []struct {
+						Text string `json:"text"`
+					} `json:"messages"`
+				} `json:"payload"`
+			} `json:"content"`
+		}
+		mustResult(t, "agent/message", rpcPost(t, tc.from.url(pathACP), tc.from.token, "agent/message", map[string]any{
+			"source": tc.from.agentPK(), "target": tc.to,
+			"content": map[string]any{"type": "request", "payload": map[string]any{"messages": []map[string]any{{"text": "hi"}}}}}), &res)
+		if m := res.Content.Payload.Messages; len(m) != 1 || m[0].Text != tc.want {
+			t.Fatalf("agent/message to %s = %+v, want %q", tc.to, res, tc.want)
+		}
+	}
+}
