@@ -149,4 +149,3 @@ func copyCounting(dst, src net.Conn, n *atomic.Int64) {
 	dst.Close()
 	src.Close()
 }
-
