@@ -3,6 +3,8 @@ package nostrrpc_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
@@ -50,4 +52,31 @@ func TestPeerListener_AnswersOnThePeerRelay(t *testing.T) {
 	if n := h.count(); n != 2 {
 		t.Fatalf("handler ran %d times for two calls, want 2 (one published to two relays is served once)", n)
 	}
+}
+
+// The listener follows the local agents: an agent removed loses its
+// subscriptions once Changed is called, an agent added gets them.
+func TestPeerListener_FollowsAgents(t *testing.T) {
+	bob, carol := newKey(), newKey()
+	a, b := startNode(t), startNode(t, bob, carol)
+	srv := b.serve(t, &handler{}, 1)
+	var mu sync.Mutex
+	agents := []string{bob.pk}
+	pl := nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: []string{a.url}, Keys: b.lookup, Server: srv, Logger: quietLogger(t),
+		Agents: func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(agents) }})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- pl.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	set := func(pks ...string) {
+		mu.Lock()
+		agents = pks
+		mu.Unlock()
+		pl.Changed()
+	}
+	waitFor(t, "bob's subscription", func() bool { return pl.Live() == 1 })
+	set(bob.pk, carol.pk)
+	waitFor(t, "bob's and carol's", func() bool { return pl.Live() == 2 })
+	set()
+	waitFor(t, "none", func() bool { return pl.Live() == 0 })
 }
