@@ -145,6 +145,7 @@ type Replicator struct {
 	log  *slog.Logger
 
 	seen    seenSet
+	chunks  chunks // parts of ops too large for one event, until all have come
 	repairs chan repairReq
 	stats   struct {
 		published, received, applied, skipped       atomic.Int64
