@@ -16,6 +16,14 @@
 //	})
 //	go srv.Run(ctx) // answers until ctx ends
 //
+// PeerListener brings the Server the requests for its agents that arrive
+// on other relays (the node's peers) and has them answered there:
+//
+//	pl := nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{
+//		Relays: peers, Agents: localAgents, Keys: keys.Lookup, Server: srv,
+//	})
+//	go pl.Run(ctx)
+//
 //	cl := nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: []string{"wss://peer.example"}, Keys: keys.Secret})
 //	defer cl.Close()
 //	out, err := cl.CallAgent(ctx, myAgent, theirAgent, "receiveSimpleMessage", params)

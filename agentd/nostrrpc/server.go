@@ -59,7 +59,7 @@ type Server struct {
 	cfg    ServerConfig
 	log    *slog.Logger
 	seen   *seen
-	queue  chan *nostr.Event
+	queue  chan request
 	cancel context.CancelFunc // of Start
 	ready  chan struct{}      // closed once Run subscribed
 	subbed sync.Once
@@ -84,7 +84,7 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.MaxAge <= 0 {
 		cfg.MaxAge = 5 * time.Minute
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan *nostr.Event, cfg.Queue), ready: make(chan struct{})}
+	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan request, cfg.Queue), ready: make(chan struct{})}
 }
 
 // Run answers requests until ctx ends: it subscribes to the source, runs
@@ -130,13 +130,26 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// offer queues a kind-25910 event without blocking the relay.
-func (s *Server) offer(evt *nostr.Event) {
+// request is a request event and where its reply goes.
+type request struct {
+	evt     *nostr.Event
+	publish func(context.Context, *nostr.Event) error
+}
+
+// offer queues a kind-25910 event of the source without blocking the relay.
+func (s *Server) offer(evt *nostr.Event) { s.Offer(evt, s.cfg.Publish) }
+
+// Offer queues a kind-25910 event that arrived elsewhere than the Source
+// (a peer relay: PeerListener) without blocking; its reply goes out
+// through publish. Requests share one replay memory whatever their
+// source, so one published to several relays is served once. Events that
+// are not requests are ignored. Safe for concurrent use.
+func (s *Server) Offer(evt *nostr.Event, publish func(context.Context, *nostr.Event) error) {
 	if evt.Kind != Kind || evt.Tags.Find("e") != nil { // replies carry an e tag
 		return
 	}
 	select {
-	case s.queue <- evt:
+	case s.queue <- request{evt, publish}:
 	default:
 		s.log.Warn("nostrrpc: request queue full, request dropped", "id", evt.ID, "from", evt.PubKey)
 	}
@@ -147,14 +160,15 @@ func (s *Server) work(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case evt := <-s.queue:
-			s.serve(ctx, evt)
+		case r := <-s.queue:
+			s.serve(ctx, r)
 		}
 	}
 }
 
 // serve answers one request event, if it is addressed to a local agent.
-func (s *Server) serve(ctx context.Context, evt *nostr.Event) {
+func (s *Server) serve(ctx context.Context, r request) {
+	evt := r.evt
 	agent, sk, ok := s.addressee(evt)
 	if !ok || !s.fresh(evt) {
 		return
@@ -173,7 +187,7 @@ func (s *Server) serve(ctx context.Context, evt *nostr.Event) {
 	}
 	resp := s.respond(ctx, agent, evt.PubKey, req, perr)
 	if resp != nil {
-		s.reply(ctx, evt, agent, sk, resp)
+		s.reply(ctx, r, agent, sk, resp)
 	}
 }
 
@@ -244,13 +258,14 @@ func (s *Server) call(ctx context.Context, agent, from string, req *Request) (re
 }
 
 // reply publishes resp to the caller of req.
-func (s *Server) reply(ctx context.Context, req *nostr.Event, agent, sk string, resp *Response) {
+func (s *Server) reply(ctx context.Context, r request, agent, sk string, resp *Response) {
+	req := r.evt
 	tags := nostr.Tags{{"p", req.PubKey}, {"e", req.ID}}
 	evt, err := newEvent(resp, sk, req.PubKey, tags)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		defer cancel()
-		err = s.cfg.Publish(ctx, evt)
+		err = r.publish(ctx, evt)
 	}
 	if err != nil {
 		s.log.Warn("nostrrpc: reply not sent", "agent", agent, "to", req.PubKey, "request", req.ID, "err", err)

@@ -1,12 +1,15 @@
 package state
 
 // hunk is one contiguous change of a sequence: del units removed at pos
-// (in the old sequence) and ins (indices into the new sequence) inserted
-// there.
+// (in the old sequence) and the new sequence's units [from, from+n)
+// inserted there (a hunk's insertions are contiguous in the new sequence).
 type hunk struct {
 	pos, del int
-	ins      []int
+	from, n  int
 }
+
+// inserted returns h's inserted units of the new sequence b.
+func inserted[T any](h hunk, b []T) []T { return b[h.from : h.from+h.n] }
 
 // Myers diff bounds: at most maxEdits edit steps, and at most maxWork
 // (len(a)+len(b))*d comparisons; past either, the changed middle becomes
@@ -34,9 +37,7 @@ func diffSeq[T comparable](a, b []T) []hunk {
 	hs := myers(ma, mb)
 	for i := range hs {
 		hs[i].pos += pre
-		for j := range hs[i].ins {
-			hs[i].ins[j] += pre
-		}
+		hs[i].from += pre
 	}
 	return hs
 }
@@ -55,13 +56,7 @@ func myers[T comparable](a, b []T) []hunk {
 	return group(backtrack(trace, len(a), len(b)))
 }
 
-func wholeHunk(n, m int) hunk {
-	h := hunk{pos: 0, del: n, ins: make([]int, m)}
-	for j := range h.ins {
-		h.ins[j] = j
-	}
-	return h
-}
+func wholeHunk(n, m int) hunk { return hunk{pos: 0, del: n, from: 0, n: m} }
 
 // myersTrace returns the furthest-reaching x per diagonal for each d, or
 // false if more than limit edits are needed.
@@ -143,7 +138,10 @@ func group(edits []editStep) []hunk {
 		if n := len(out); n > 0 && e.ai == out[n-1].pos+out[n-1].del {
 			h := &out[n-1]
 			if e.ins {
-				h.ins = append(h.ins, e.bj)
+				if h.n == 0 {
+					h.from = e.bj
+				}
+				h.n++
 			} else {
 				h.del++
 			}
@@ -151,7 +149,7 @@ func group(edits []editStep) []hunk {
 		}
 		h := hunk{pos: e.ai}
 		if e.ins {
-			h.ins = []int{e.bj}
+			h.from, h.n = e.bj, 1
 		} else {
 			h.del = 1
 		}

@@ -10,10 +10,7 @@ func applyHunks(a, b []rune, hs []hunk) string {
 	out := append([]rune(nil), a...)
 	for i := len(hs) - 1; i >= 0; i-- {
 		h := hs[i]
-		ins := make([]rune, len(h.ins))
-		for j, bj := range h.ins {
-			ins[j] = b[bj]
-		}
+		ins := append([]rune(nil), inserted(h, b)...)
 		out = append(out[:h.pos], append(ins, out[h.pos+h.del:]...)...)
 	}
 	return string(out)
@@ -59,7 +56,40 @@ func TestDiffSeq_Fallback(t *testing.T) {
 		a[i], b[i] = i, -i-1
 	}
 	hs := diffSeq(a, b)
-	if len(hs) != 1 || hs[0].del != 3000 || len(hs[0].ins) != 3000 {
+	if len(hs) != 1 || hs[0].del != 3000 || hs[0].n != 3000 {
 		t.Fatalf("fallback hunks: %d", len(hs))
+	}
+}
+
+// The text translator diffs only what lies between the common prefix and
+// suffix; those end on rune boundaries, so multi-byte runes that share
+// leading or trailing bytes are never split.
+func TestCommonAffixes(t *testing.T) {
+	alphabet := []rune("aé€éaöx")
+	r := rand.New(rand.NewPCG(3, 4))
+	randText := func() string {
+		out := make([]rune, r.IntN(12))
+		for i := range out {
+			out[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return string(out)
+	}
+	cases := [][2]string{{"héllo", "hállo"}, {"aé", "aè"}, {"éa", "èa"}, {"", "€"}, {"€€", "€"}, {"x€", "€"}}
+	for range 2000 {
+		cases = append(cases, [2]string{randText(), randText()})
+	}
+	for _, c := range cases {
+		old, s := c[0], c[1]
+		pre, suf := commonAffixes(old, s)
+		if old[:pre] != s[:pre] || old[len(old)-suf:] != s[len(s)-suf:] || pre+suf > min(len(old), len(s)) {
+			t.Fatalf("%q %q: pre %d suf %d", old, s, pre, suf)
+		}
+		a, b := []rune(old[pre:len(old)-suf]), []rune(s[pre:len(s)-suf])
+		if string(a) != old[pre:len(old)-suf] || string(b) != s[pre:len(s)-suf] {
+			t.Fatalf("%q %q: a split rune (pre %d suf %d)", old, s, pre, suf)
+		}
+		if got := old[:pre] + applyHunks(a, b, diffSeq(a, b)) + old[len(old)-suf:]; got != s {
+			t.Fatalf("%q -> %q: got %q", old, s, got)
+		}
 	}
 }

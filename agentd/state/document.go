@@ -38,4 +38,8 @@ func fromStore(d *store.Doc) *Document {
 type QueryResult struct {
 	Rows       []map[string]any `json:"rows"`
 	NextCursor string           `json:"next_cursor,omitempty"`
+	// Concurrent maps a row's document id to the concurrent values of each
+	// returned mv_register field that holds several (the row shows the
+	// last, the winner); rows without any are absent.
+	Concurrent map[string]map[string][]json.RawMessage `json:"concurrent,omitempty"`
 }

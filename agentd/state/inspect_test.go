@@ -3,6 +3,7 @@ package state_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/agentnode/agentnode/agentd/state"
@@ -63,4 +64,75 @@ func lastSeq(ctx context.Context, rt *state.Runtime) (int64, error) {
 		return 0, err
 	}
 	return envs[len(envs)-1].Seq, nil
+}
+
+// The concurrent values of an mv_register reach the state.* tools: state.get
+// returns them in "concurrent" beside the object, state.query per row's
+// document id, for the mv_register fields the query returns.
+func TestTools_ConcurrentValues(t *testing.T) {
+	ctx := context.Background()
+	a := openRuntime(t, t.TempDir(), state.Options{})
+	b := openRuntime(t, t.TempDir(), state.Options{})
+	c := caller(agentA1, owner1, capCard)
+	for _, id := range []string{"c1", "c2"} {
+		if _, err := a.Create(ctx, c, cardURI, json.RawMessage(`{"id":"`+id+`","title":"t","status":"draft"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _ := a.Store().OpsSince(ctx, "cap_card", 0, 100)
+	if _, err := b.Store().ApplyRemote(ctx, all); err != nil {
+		t.Fatal(err)
+	}
+	for rt, v := range map[*state.Runtime]string{a: "review", b: "done"} {
+		if _, err := rt.Update(ctx, c, cardURI, "c1", []byte(`[{"op":"replace","path":"/status","value":"`+v+`"}]`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bs, _ := b.Store().OpsSince(ctx, "cap_card", 0, 100)
+	if _, err := a.Store().ApplyRemote(ctx, bs); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := a.CallTool(ctx, c, state.ToolGet, json.RawMessage(`{"schema_uri":"`+cardURI+`","id":"c1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Object     map[string]any      `json:"object"`
+		Concurrent map[string][]string `json:"concurrent"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if vals := got.Concurrent["status"]; len(vals) != 2 || !slices.Contains(vals, "review") || !slices.Contains(vals, "done") || got.Object["status"] != vals[1] {
+		t.Fatalf("state.get: object status %v, concurrent %v; want both values, the last shown", got.Object["status"], got.Concurrent)
+	}
+
+	for _, tc := range []struct {
+		query string
+		want  bool
+	}{
+		{`{"from":"` + cardURI + `"}`, true},
+		{`{"select":["status"],"from":"` + cardURI + `"}`, true},
+		{`{"select":["title"],"from":"` + cardURI + `"}`, false},
+	} {
+		out, err := a.CallTool(ctx, c, state.ToolQuery, json.RawMessage(tc.query))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Rows       []map[string]any               `json:"rows"`
+			Concurrent map[string]map[string][]string `json:"concurrent"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 2 {
+			t.Fatalf("%s: rows %v", tc.query, res.Rows)
+		}
+		vals := res.Concurrent["c1"]["status"]
+		if tc.want != (len(vals) == 2) || len(res.Concurrent) > 1 || res.Concurrent["c2"] != nil {
+			t.Fatalf("%s: concurrent %v (want c1's status: %v)", tc.query, res.Concurrent, tc.want)
+		}
+	}
 }

@@ -35,10 +35,10 @@ type LifecycleOptions struct {
 
 // LifecycleReport counts what one pass did.
 type LifecycleReport struct {
-	ExpiredOps   int // log entries dropped by x-ttl or retention
-	PurgedDocs   int // documents hard-deleted by x-ttl
-	EvictedItems int // map items removed by retention
-	Snapshots    int // compressed snapshots written
+	ExpiredOps   int `json:"expired_ops"`   // log entries dropped by x-ttl or retention
+	PurgedDocs   int `json:"purged_docs"`   // documents hard-deleted by x-ttl
+	EvictedItems int `json:"evicted_items"` // map items removed by retention
+	Snapshots    int `json:"snapshots"`     // compressed snapshots written
 }
 
 // Lifecycle ages state per the schemas' x-ttl, x-retention and
@@ -88,7 +88,8 @@ func (l *Lifecycle) Run(ctx context.Context, interval time.Duration) error {
 	}
 }
 
-// RunOnce makes one pass over every schema with lifecycle annotations.
+// RunOnce makes one pass over every schema with lifecycle annotations and
+// records it in the store (Runtime.LifecycleStatus).
 func (l *Lifecycle) RunOnce(ctx context.Context) (LifecycleReport, error) {
 	var rep LifecycleReport
 	var errs []error
@@ -108,6 +109,9 @@ func (l *Lifecycle) RunOnce(ctx context.Context) (LifecycleReport, error) {
 				errs = append(errs, err)
 			}
 		}
+	}
+	if err := l.rt.recordPass(ctx, rep, l.opts.Now()); err != nil {
+		errs = append(errs, err)
 	}
 	return rep, errors.Join(errs...)
 }

@@ -105,6 +105,17 @@ func TestLifecycle_TTLDocument(t *testing.T) {
 	_, err := rt.Get(ctx, c, "did:nuwa:state:otp#v1", "old")
 	wantCode(t, err, state.CodeNotFound)
 	must[*state.Document](t)(rt.Get(ctx, c, "did:nuwa:state:otp#v1", "new"))
+
+	// Every pass is recorded in the store: the last one and the sums.
+	first := clk.Now()
+	clk.Advance(9 * time.Minute)
+	must[state.LifecycleReport](t)(state.NewLifecycle(rt, state.LifecycleOptions{Now: clk.Now}).RunOnce(ctx))
+	st := must[state.LifecycleStatus](t)(rt.LifecycleStatus(ctx))
+	want := state.LifecycleStatus{LastAt: clk.Now(), Last: state.LifecycleReport{PurgedDocs: 1}, Since: first, Passes: 2,
+		Totals: state.LifecycleReport{PurgedDocs: 2}}
+	if !st.LastAt.Equal(want.LastAt) || !st.Since.Equal(want.Since) || st.Last != want.Last || st.Passes != want.Passes || st.Totals != want.Totals {
+		t.Fatalf("status %+v, want %+v", st, want)
+	}
 }
 
 func TestLifecycle_CompressionRoundTrip(t *testing.T) {

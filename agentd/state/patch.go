@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/agentnode/agentnode/agentd/state/schema"
 )
 
 // Patch ops: RFC 6902 plus two extensions, $inc (add a number; counter
@@ -148,6 +150,9 @@ func parsePointer(s string) ([]string, error) {
 }
 
 func decodeValue(raw []byte) (any, error) {
+	if v, ok := schema.DecodeValid(raw); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

@@ -2,8 +2,14 @@ package state
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"strings"
 
 	"github.com/agentnode/agentnode/agentd/state/asmql"
+	"github.com/agentnode/agentnode/agentd/state/crdt"
+	"github.com/agentnode/agentnode/agentd/state/schema"
 	"github.com/agentnode/agentnode/agentd/state/store"
 )
 
@@ -54,7 +60,59 @@ func (r *Runtime) Query(ctx context.Context, c Caller, query []byte) (*QueryResu
 	if err != nil {
 		return nil, r.internal(err)
 	}
-	return &QueryResult{Rows: res.Rows, NextCursor: res.NextCursor}, nil
+	out := &QueryResult{Rows: res.Rows, NextCursor: res.NextCursor}
+	if out.Concurrent, err = r.concurrentRows(ctx, s, out.Rows, mvFields(s, q.Select)); err != nil {
+		return nil, r.internal(err)
+	}
+	return out, nil
+}
+
+// mvFields are the schema's top-level mv_register fields that a query
+// selecting sel returns (all of them when sel is empty; a selected path
+// counts for its top-level field).
+func mvFields(s *schema.Schema, sel []string) map[string]bool {
+	out := map[string]bool{}
+	for f, c := range s.Fields {
+		if c == crdt.TypeMVRegister {
+			out[f] = len(sel) == 0
+		}
+	}
+	for _, p := range sel {
+		top, _, _ := strings.Cut(strings.TrimPrefix(p, "$."), ".")
+		if _, ok := out[top]; ok {
+			out[top] = true
+		}
+	}
+	maps.DeleteFunc(out, func(_ string, keep bool) bool { return !keep })
+	return out
+}
+
+// concurrentRows returns, per row's document id, the concurrent values of
+// the fields (of those given) that hold several.
+func (r *Runtime) concurrentRows(ctx context.Context, s *schema.Schema, rows []map[string]any, fields map[string]bool) (map[string]map[string][]json.RawMessage, error) {
+	if len(fields) == 0 {
+		return nil, nil
+	}
+	var out map[string]map[string][]json.RawMessage
+	for _, row := range rows {
+		id, _ := row["id"].(string)
+		in, err := r.st.Inspect(ctx, s, id)
+		if errors.Is(err, store.ErrNotFound) { // deleted since the query
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		maps.DeleteFunc(in.Concurrent, func(f string, _ []json.RawMessage) bool { return !fields[f] })
+		if len(in.Concurrent) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string]map[string][]json.RawMessage{}
+		}
+		out[id] = in.Concurrent
+	}
+	return out, nil
 }
 
 // History returns a document's op log (state.query permission): its

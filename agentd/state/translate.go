@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/agentnode/agentnode/agentd/state/crdt"
 )
@@ -121,20 +122,52 @@ func textEditor(nv any) (editFunc, error) {
 	}
 	return func(c crdt.CRDT) ([]crdt.Op, error) {
 		t := c.(*crdt.RGAText)
-		a, b := []rune(t.String()), []rune(s)
+		old := t.String()
+		// Only the middle that differs is diffed rune by rune: a large text
+		// that is created, appended to or edited in one place is never
+		// converted to runes whole.
+		pre, suf := commonAffixes(old, s)
+		base := utf8.RuneCountInString(old[:pre])
+		switch ma, mb := old[pre:len(old)-suf], s[pre:len(s)-suf]; {
+		case ma == "" && mb == "":
+			return nil, nil
+		case ma == "": // a pure insertion (a new text, an append)
+			return t.Insert(base, mb), nil
+		case mb == "":
+			return t.Delete(base, utf8.RuneCountInString(ma)), nil
+		}
+		a, b := []rune(old[pre:len(old)-suf]), []rune(s[pre:len(s)-suf])
 		hs := diffSeq(a, b)
 		var ops []crdt.Op
 		for i := len(hs) - 1; i >= 0; i-- { // last first: earlier positions stay valid
 			h := hs[i]
-			ops = append(ops, t.Delete(h.pos, h.del)...)
-			ins := make([]rune, len(h.ins))
-			for j, bj := range h.ins {
-				ins[j] = b[bj]
-			}
-			ops = append(ops, t.Insert(h.pos, string(ins))...)
+			ops = append(ops, t.Delete(base+h.pos, h.del)...)
+			ops = append(ops, t.Insert(base+h.pos, string(inserted(h, b)))...)
 		}
 		return ops, nil
 	}, nil
+}
+
+// commonAffixes returns the byte lengths of the longest common prefix and
+// suffix of a and b (not overlapping), both ending on rune boundaries.
+func commonAffixes(a, b string) (pre, suf int) {
+	n := min(len(a), len(b))
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	for pre > 0 && pre < len(a) && !utf8.RuneStart(a[pre]) {
+		pre--
+	}
+	for pre > 0 && pre < len(b) && !utf8.RuneStart(b[pre]) {
+		pre--
+	}
+	for suf < n-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	for suf > 0 && (!utf8.RuneStart(a[len(a)-suf]) || !utf8.RuneStart(b[len(b)-suf])) {
+		suf--
+	}
+	return pre, suf
 }
 
 // counterEditor increments by the difference; counters hold integers.
@@ -290,11 +323,7 @@ func listOps(l *crdt.RGAList, arr []any, hs []hunk) ([]crdt.Op, error) {
 		if err != nil {
 			return ops, err
 		}
-		vals := make([]any, len(h.ins))
-		for j, bj := range h.ins {
-			vals[j] = arr[bj]
-		}
-		ins, err := l.Insert(h.pos, vals...)
+		ins, err := l.Insert(h.pos, inserted(h, arr)...)
 		ops = append(ops, ins...)
 		if err != nil {
 			return ops, err

@@ -187,6 +187,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Func("task deadlines", c.acp.tasks.Run),
 		lifecycle.Ready("acp", c.acp.svc.Run, c.acp.svc.Ready()), // resumes stored tasks before anyone adds one
 		lifecycle.Ready("a2a server", c.rt.rpcSrv.Run, c.rt.rpcSrv.Ready()),
+		lifecycle.Func("a2a on peers", c.rt.rpcPeers.Run),
 		lifecycle.Ready("dm", c.rt.dm.Run, c.rt.dm.Ready()),
 		lifecycle.Func("agent changes", c.followAgents),
 		lifecycle.Func("http", c.runHTTP),

@@ -31,6 +31,7 @@ type serveRuntime struct {
 	bindings *bindings.Runner
 	rpc      *nostrrpc.Client
 	rpcSrv   *nostrrpc.Server
+	rpcPeers *nostrrpc.PeerListener // rpcSrv's requests arriving on the --peer relays
 	dm       *dm.Service
 	dir      *directory.Directory   // the agent directory (serve_directory.go)
 	beat     *directory.Heartbeater // the local agents' 30333 heartbeats
@@ -105,10 +106,13 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 }
 
 // openDM builds the kind-25910 server answering calls to the local agents
-// and the NIP-17 DM service; both run in Serve.
+// (on the node's relay, and on every --peer relay through rpcPeers) and
+// the NIP-17 DM service; they run in Serve.
 func (c *ServeCommand) openDM(_ context.Context, logger *slog.Logger) error {
 	c.rt.rpcSrv = nostrrpc.NewServer(nostrrpc.ServerConfig{Source: c.relay, Publish: c.relay.Publish,
 		Keys: c.localKey, Handler: nostrrpc.HandlerFunc(c.serveRPC), Logger: logger.With("component", "a2a-server")})
+	c.rt.rpcPeers = nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: c.Config.Peers, Agents: c.agentKeys,
+		Keys: c.localKey, Server: c.rt.rpcSrv, Logger: logger.With("component", "a2a-peers")})
 	c.rt.dm = dm.New(dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
 		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.respondDM),
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
@@ -206,6 +210,7 @@ func (c *ServeCommand) followAgents(ctx context.Context) error {
 			c.peers.Refresh()
 		}
 		c.asm.sup.Refresh() // an agent installed or removed
+		c.rt.rpcPeers.Changed()
 		c.agentsChanged(ctx)
 	}
 }

@@ -24,6 +24,7 @@ func init() {
 		"history": {"print a document's op log", runStateHistory},
 		"delete":  {"tombstone (or --hard purge) a document", runStateDelete},
 		"gc":      {"run the state lifecycle (TTL, retention, compression) once", runStateGC},
+		"stats":   {"print the counts of the last lifecycle pass and their sums", runStateStats},
 	})}
 }
 
@@ -201,7 +202,7 @@ func readFileOrStdin(m *Main, file string) ([]byte, error) {
 }
 
 func (m *Main) printDocument(d *state.Document, asJSON bool) error {
-	m.warnDocument(d)
+	m.warnDocument(d, "")
 	if asJSON {
 		return writeJSON(m.Stdout, d)
 	}
@@ -227,6 +228,9 @@ func (m *Main) printRows(res *state.QueryResult, asJSON bool) error {
 			return err
 		}
 		fmt.Fprintln(m.Stdout, string(b))
+		if id, _ := row["id"].(string); res.Concurrent[id] != nil {
+			m.warnDocument(&state.Document{Concurrent: res.Concurrent[id]}, id+": ")
+		}
 	}
 	if res.NextCursor != "" {
 		fmt.Fprintf(m.Stderr, "more: add \"cursor\": %q to the query\n", res.NextCursor)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/agentnode/agentnode/agentd/state"
 )
@@ -45,7 +46,7 @@ func runStateGC(ctx context.Context, m *Main, args []string) error {
 	var data string
 	var asJSON bool
 	fs := m.newFlagSet("state gc", stateGCUsage)
-	fs.StringVar(&data, "data", "", "data directory (default $AGENTNODE_DATA or ./agentnode-data)")
+	fs.StringVar(&data, "data", m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
 	if err := parseNoArgs(fs, "state gc", args); err != nil {
 		return err
@@ -62,20 +63,55 @@ func runStateGC(ctx context.Context, m *Main, args []string) error {
 	if asJSON {
 		return writeJSON(m.Stdout, rep)
 	}
-	fmt.Fprintf(m.Stdout, "expired ops %d, purged documents %d, evicted items %d, snapshots %d\n",
-		rep.ExpiredOps, rep.PurgedDocs, rep.EvictedItems, rep.Snapshots)
+	fmt.Fprintln(m.Stdout, rep)
+	return nil
+}
+
+const stateStatsUsage = "state stats [--data DIR] [--json]"
+
+// runStateStats prints what the lifecycle passes over the store did (the
+// last one, and the sums since the first), whoever ran them: serve on its
+// schedule or `state gc`.
+func runStateStats(ctx context.Context, m *Main, args []string) error {
+	var data string
+	var asJSON bool
+	fs := m.newFlagSet("state stats", stateStatsUsage)
+	fs.StringVar(&data, "data", m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
+	fs.BoolVar(&asJSON, "json", false, "print JSON")
+	if err := parseNoArgs(fs, "state stats", args); err != nil {
+		return err
+	}
+	rt, err := openState(ctx, m, data)
+	if err != nil {
+		return err
+	}
+	defer rt.Close(context.Background())
+	st, err := rt.LifecycleStatus(ctx)
+	if err != nil {
+		return fmt.Errorf("state stats: %w", err)
+	}
+	if asJSON {
+		return writeJSON(m.Stdout, map[string]any{"lifecycle": st})
+	}
+	if st.Passes == 0 {
+		fmt.Fprintln(m.Stdout, "lifecycle: no pass yet (serve runs one every state.lifecycle_seconds; `agentnode state gc` runs one now)")
+		return nil
+	}
+	fmt.Fprintf(m.Stdout, "lifecycle last pass %s: %s\n", st.LastAt.UTC().Format(time.RFC3339), st.Last)
+	fmt.Fprintf(m.Stdout, "lifecycle %d passes since %s: %s\n", st.Passes, st.Since.UTC().Format(time.RFC3339), st.Totals)
 	return nil
 }
 
 // warnDocument tells the operator, on stderr, what the printed document
 // does not say by itself: that it is known partial, and the concurrent
-// values of its multi-value registers.
-func (m *Main) warnDocument(d *state.Document) {
+// values of its multi-value registers; prefix (e.g. the document's id)
+// starts each line.
+func (m *Main) warnDocument(d *state.Document, prefix string) {
 	if d.Incomplete != "" {
-		fmt.Fprintf(m.Stderr, "warning: this replica lacks part of the document's history (%s); replication will fill it in\n", d.Incomplete)
+		fmt.Fprintf(m.Stderr, "%swarning: this replica lacks part of the document's history (%s); replication will fill it in\n", prefix, d.Incomplete)
 	}
 	for field, vals := range d.Concurrent {
-		fmt.Fprintf(m.Stderr, "note: %s has %d concurrent values:", field, len(vals))
+		fmt.Fprintf(m.Stderr, "%snote: %s has %d concurrent values:", prefix, field, len(vals))
 		for _, v := range vals {
 			fmt.Fprintf(m.Stderr, " %s", v)
 		}

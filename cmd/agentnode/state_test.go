@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const stateTestOwner = "1111111111111111111111111111111111111111111111111111111111111111"
@@ -70,5 +73,48 @@ func TestState_PutGetQueryHistory(t *testing.T) {
 	r = cli(t, env, "state", "get", "--schema", uri, "--id", "nope")
 	if r.err == nil || !strings.Contains(r.err.Error(), "NOT_FOUND") {
 		t.Fatalf("missing doc: %v", r.err)
+	}
+}
+
+// `state gc` prints the counts of its pass; `state stats` shows the last
+// pass and the sums, whoever ran them.
+func TestState_GCAndStats(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := filepath.Join(dir, "otp.json")
+	const uri = "did:nuwa:state:otp#v1"
+	if err := os.WriteFile(schemaFile, []byte(`{"$id":"`+uri+`","type":"object","x-asm":{"x-ttl":"PT1S"},"properties":{"code":{"type":"string"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"AGENTNODE_DATA": filepath.Join(dir, "data"), "AGENTNODE_OWNER": stateTestOwner}
+	r := cli(t, env, "state", "stats")
+	if r.err != nil || !strings.Contains(r.stdout, "no pass yet") {
+		t.Fatalf("stats before any pass: %v %q", r.err, r.stdout)
+	}
+	r = cli(t, env, "state", "put", "--schema", uri, "--id", "o1", "--schema-file", schemaFile, "--cap", "did:nuwa:cap:otp@1.0.0", "--object", `{"code":"1"}`)
+	if r.err != nil {
+		t.Fatal(r.err, r.stderr)
+	}
+	passes := 0
+	testkit.WaitFor(t, 30*time.Second, "a gc pass to purge the expired document", func() bool {
+		r = cli(t, env, "state", "gc")
+		passes++
+		return r.err == nil && r.stdout == "expired ops 0, purged documents 1, evicted items 0, snapshots 0\n"
+	})
+	r = cli(t, env, "state", "stats")
+	if r.err != nil || !strings.Contains(r.stdout, ": expired ops 0, purged documents 1, evicted items 0, snapshots 0\n") ||
+		!strings.Contains(r.stdout, fmt.Sprintf("lifecycle %d passes since", passes)) {
+		t.Fatalf("stats: %v %q", r.err, r.stdout)
+	}
+	r = cli(t, env, "state", "stats", "--json")
+	var st struct {
+		Lifecycle struct {
+			Passes int `json:"passes"`
+			Totals struct {
+				PurgedDocs int `json:"purged_docs"`
+			} `json:"totals"`
+		} `json:"lifecycle"`
+	}
+	if r.err != nil || json.Unmarshal([]byte(r.stdout), &st) != nil || st.Lifecycle.Passes != passes || st.Lifecycle.Totals.PurgedDocs != 1 {
+		t.Fatalf("stats --json: %v %s", r.err, r.stdout)
 	}
 }

@@ -29,6 +29,14 @@ const (
 // MaxPlaintext is the largest batch NIP-44 v2 can encrypt.
 const MaxPlaintext = nip44.MaxPlaintextSize
 
+// MaxSealedPlaintext is the largest batch whose NIP-44 v2 payload still
+// fits an event content of 65,535 bytes, the relays' limit (ours:
+// relay.Config's MaxContentBytes; strfry's default is 65,536): 40,960
+// bytes pad to 40,960 and encrypt to 54,704 base64 characters, 40,961
+// pad to 49,152 and encrypt to 65,628. Batches of MaxPlaintext (65,535)
+// were refused by the relay as soon as many ops were pushed at once.
+const MaxSealedPlaintext = 40_960
+
 // batchHead is what the tags of one event say about its batch.
 type batchHead struct {
 	NS, Schema, Scope, Owner, Vis, Replica string
@@ -104,7 +112,12 @@ func encodeBatches(envs []store.Envelope, limit int) (batches [][]byte, tooLarge
 // seal builds and signs one event carrying batch: plaintext when reader is
 // "" (public), else NIP-44 v2 encrypted to reader with a ["p", reader] tag.
 func seal(keys *keyring, h batchHead, batch []byte, reader string, at nostr.Timestamp) (*nostr.Event, error) {
-	evt := &nostr.Event{Kind: Kind, CreatedAt: at, Tags: h.tags(), Content: string(batch)}
+	return sealTagged(keys, h.tags(), batch, reader, at)
+}
+
+// sealTagged is seal with the event's tags given (the reader's p is added).
+func sealTagged(keys *keyring, tags nostr.Tags, batch []byte, reader string, at nostr.Timestamp) (*nostr.Event, error) {
+	evt := &nostr.Event{Kind: Kind, CreatedAt: at, Tags: slices.Clip(tags), Content: string(batch)} // the p below must not land in the caller's array
 	if reader != "" {
 		ck, err := keys.conversation(reader)
 		if err != nil {
@@ -125,40 +138,55 @@ func seal(keys *keyring, h batchHead, batch []byte, reader string, at nostr.Time
 // addressed to keys' owner and decodes its envelopes, which must all
 // belong to the batch the tags name. It does not decide trust.
 func open(keys *keyring, evt *nostr.Event) (batchHead, []store.Envelope, error) {
+	h, plain, err := openPlain(keys, evt)
+	if err != nil {
+		return h, nil, err
+	}
+	envs, err := decodeBatch(h, evt, plain)
+	return h, envs, err
+}
+
+// openPlain checks evt (kind, id, signature, tags) and returns its
+// content, decrypted if it is addressed to keys' owner.
+func openPlain(keys *keyring, evt *nostr.Event) (batchHead, string, error) {
 	if evt.Kind != Kind {
-		return batchHead{}, nil, fmt.Errorf("%w: kind %d", ErrBadEvent, evt.Kind)
+		return batchHead{}, "", fmt.Errorf("%w: kind %d", ErrBadEvent, evt.Kind)
 	}
 	if !evt.CheckID() {
-		return batchHead{}, nil, fmt.Errorf("%w: id does not match", ErrBadEvent)
+		return batchHead{}, "", fmt.Errorf("%w: id does not match", ErrBadEvent)
 	}
 	if ok, err := evt.CheckSignature(); err != nil || !ok {
-		return batchHead{}, nil, fmt.Errorf("%w: bad signature", ErrBadEvent)
+		return batchHead{}, "", fmt.Errorf("%w: bad signature", ErrBadEvent)
 	}
 	h, err := headOf(evt)
 	if err != nil {
-		return h, nil, err
+		return h, "", err
 	}
 	plain, err := plaintext(keys, evt, h)
-	if err != nil {
-		return h, nil, err
-	}
+	return h, plain, err
+}
+
+// decodeBatch decodes a batch's content (uncompressed per its codec tag);
+// every envelope must belong to the batch the tags name.
+func decodeBatch(h batchHead, evt *nostr.Event, plain string) ([]store.Envelope, error) {
+	var err error
 	if t := evt.Tags.Find(TagCodec); t != nil {
 		if plain, err = uncompress(t[1], plain); err != nil {
-			return h, nil, err
+			return nil, err
 		}
 	}
 	var envs []store.Envelope
 	if err := json.Unmarshal([]byte(plain), &envs); err != nil {
-		return h, nil, fmt.Errorf("%w: content is not a batch of envelopes", ErrBadEvent)
+		return nil, fmt.Errorf("%w: content is not a batch of envelopes", ErrBadEvent)
 	}
 	for i := range envs {
 		e := &envs[i]
 		e.Seq = 0
 		if e.Schema != h.Schema || e.Owner != h.Owner || e.Scope != h.Scope {
-			return h, nil, fmt.Errorf("%w: envelope %s does not belong to the batch its tags name", ErrBadEvent, e.OpID())
+			return nil, fmt.Errorf("%w: envelope %s does not belong to the batch its tags name", ErrBadEvent, e.OpID())
 		}
 	}
-	return h, envs, nil
+	return envs, nil
 }
 
 // plaintext returns evt's batch: the content of a public event, the

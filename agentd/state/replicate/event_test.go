@@ -247,3 +247,22 @@ func flip(s string, i int) string {
 	}
 	return s[:i] + string(c) + s[i+1:]
 }
+
+// A batch of the default size, sealed for a reader, fits the relays'
+// content limit (65,535 bytes); one byte more of plaintext would not.
+func TestSeal_FitsTheRelayContentLimit(t *testing.T) {
+	author, reader := mustKeyring(t), mustKeyring(t)
+	h := batchHead{NS: "cap_x", Schema: "did:nuwa:state:x#v1", Scope: "sc", Owner: author.pk, Vis: "shared", Replica: "r1"}
+	for _, tc := range []struct {
+		size int
+		fits bool
+	}{{DefaultMaxBatchBytes, true}, {MaxSealedPlaintext + 1, false}} {
+		evt, err := seal(author, h, []byte(strings.Repeat("x", tc.size)), reader.pk, nostr.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fits := len(evt.Content) <= 65535; fits != tc.fits {
+			t.Fatalf("%d plaintext bytes seal to %d content bytes (fits: %v, want %v)", tc.size, len(evt.Content), fits, tc.fits)
+		}
+	}
+}

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/state/crdt"
+	"github.com/agentnode/agentnode/agentd/state/store"
 )
 
 // TestFigure_CatchUp prints what a replica's catch-up costs: every op as
@@ -24,16 +27,12 @@ func TestFigure_CatchUp(t *testing.T) {
 	opk, _ := nostr.GetPublicKey(owner)
 	reps := newSimReplicas(t, ctx, opk, 3)
 	a := reps[0]
-	const docs, per = 1000, 10
-	for i := 0; i < docs; i++ {
-		id := fmt.Sprintf("doc%d", i)
-		a.rt.Create(ctx, a.caller, simURI, json.RawMessage(`{"id":"`+id+`","title":"x","body":"hello"}`))
-		for j := 0; j < per-1; j++ {
-			a.rt.Update(ctx, a.caller, simURI, id, []byte(fmt.Sprintf(`[{"op":"add","path":"/title","value":"title %d"},{"op":"add","path":"/body","value":"hello %d"}]`, j, j)))
-		}
-	}
-	envs, _ := a.rt.Store().OpsSince(ctx, "cap_sim", 0, 1<<30)
+	docs, per := 1000, 100 // 100,000 ops: a create and 99 edits per document
 	t0 := time.Now()
+	writeLog(t, ctx, a, docs, per)
+	t.Logf("log written in %s", time.Since(t0))
+	envs, _ := a.rt.Store().OpsSince(ctx, "cap_sim", 0, 1<<30)
+	t0 = time.Now()
 	evts, err := a.rep.seal(ctx, "cap_sim", a.rep.selectLocal(envs))
 	if err != nil {
 		t.Fatal(err)
@@ -88,4 +87,61 @@ func TestFigure_CatchUp(t *testing.T) {
 		}
 	}
 	t.Logf("anti-entropy repair: %d envelopes in %d events, %d bytes, total %s (apply %s)", rn, revts, rbytes, time.Since(t2), applyDur)
+	for i := range docs { // both ways end with the same documents
+		id := fmt.Sprintf("doc%d", i)
+		want, err := a.rt.Get(ctx, a.caller, simURI, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range reps[1:] {
+			if got, err := r.rt.Get(ctx, r.caller, simURI, id); err != nil || string(got.Object) != string(want.Object) {
+				t.Fatalf("%s differs: %v", id, err)
+			}
+		}
+	}
+}
+
+// writeLog gives replica r docs documents of per envelopes each, made on r
+// (its replica id) as Update would make them — a create marker, then title
+// sets (lww_register) alternating with appends to the body (rga_text) —
+// but written straight into the log with ApplyRemote, one transaction per
+// document, instead of one transaction and materialisation per edit.
+func writeLog(t *testing.T, ctx context.Context, r *simReplica, docs, per int) {
+	t.Helper()
+	st := r.rt.Store()
+	rid := st.Replica()
+	counter, wall := uint64(1), time.Now().Add(-time.Hour).UnixMilli()
+	next := func(width int) (crdt.OpID, crdt.Timestamp) {
+		id := crdt.OpID{Replica: rid, Counter: counter}
+		counter += uint64(width)
+		wall++
+		return id, crdt.Timestamp{Wall: wall, Replica: rid}
+	}
+	for i := range docs {
+		doc := fmt.Sprintf("doc%d", i)
+		env := func(action string, op crdt.Op) store.Envelope {
+			return store.Envelope{Schema: simURI, Doc: doc, Scope: r.caller.Scope, Owner: r.caller.Owner, Agent: r.caller.Agent, Action: action, Op: op}
+		}
+		id, ts := next(1)
+		envs := []store.Envelope{env(store.ActionCreate, crdt.Op{ID: id, TS: ts, Kind: "create"})}
+		var last crdt.OpID // the body's last character
+		for j := 1; j < per; j++ {
+			var child crdt.Op
+			key, typ := "title", crdt.TypeLWWRegister
+			if j%2 == 0 {
+				text := fmt.Sprintf(" %d", j)
+				id, ts = next(len(text))
+				child = crdt.Op{ID: id, TS: ts, Kind: crdt.OpInsert, Text: text, Ref: last}
+				last = crdt.OpID{Replica: rid, Counter: id.Counter + uint64(len(text)) - 1}
+				key, typ = "body", crdt.TypeRGAText
+			} else {
+				id, ts = next(1)
+				child = crdt.Op{ID: id, TS: ts, Kind: crdt.OpSet, Value: json.RawMessage(fmt.Sprintf(`"title %d"`, j))}
+			}
+			envs = append(envs, env(store.ActionOp, crdt.Op{ID: id, TS: ts, Kind: crdt.OpPut, Key: key, Type: typ, Child: &child}))
+		}
+		if n, err := st.ApplyRemote(ctx, envs); err != nil || n != per {
+			t.Fatalf("document %s: %d of %d envelopes applied: %v", doc, n, per, err)
+		}
+	}
 }

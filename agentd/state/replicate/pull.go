@@ -220,7 +220,11 @@ func (r *Replicator) apply(ctx context.Context, evt *nostr.Event) (int, error) {
 	if t := evt.Tags.Find(TagASM); t != nil && t[1] == asmDigest {
 		return 0, r.onDigest(ctx, evt)
 	}
-	h, envs, err := open(r.keys, evt)
+	sum, part, parts, chunked, err := chunkOf(evt)
+	if err != nil {
+		return 0, err
+	}
+	h, plain, err := openPlain(r.keys, evt)
 	if err != nil {
 		return 0, err
 	}
@@ -233,6 +237,15 @@ func (r *Replicator) apply(ctx context.Context, evt *nostr.Event) (int, error) {
 	}
 	if !ok {
 		return 0, ErrUntrusted
+	}
+	if chunked { // one part of an op too large for one event
+		if plain, err = r.chunks.add(evt.PubKey, sum, part, parts, plain, time.Now()); err != nil || plain == "" {
+			return 0, err
+		}
+	}
+	envs, err := decodeBatch(h, evt, plain)
+	if err != nil {
+		return 0, err
 	}
 	return r.st.ApplyRemote(ctx, envs)
 }

@@ -152,14 +152,13 @@ func (r *Replicator) sealGroup(ctx context.Context, h batchHead, envs []store.En
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range tooLarge {
-		r.log.Error("replicate: op larger than one event can carry; not sent",
-			"schema", e.Schema, "doc", e.Doc, "op", e.OpID(), "limit", r.cfg.MaxBatchBytes)
-	}
 	if len(who) == 0 {
 		who = []string{""} // public: one plaintext event
 	}
-	var out []*nostr.Event
+	out, err := chunkEvents(r.keys, h, nil, tooLarge, who, r.cfg.MaxBatchBytes, at) // ops too large for one event
+	if err != nil {
+		return nil, err
+	}
 	for _, b := range batches {
 		for _, reader := range who {
 			evt, err := seal(r.keys, h, b, reader, at)

@@ -156,12 +156,15 @@ func (r *Replicator) repair(ctx context.Context, req repairReq) error {
 
 // repairEvents packs envs into compressed batches for peer.
 func (r *Replicator) repairEvents(h batchHead, envs []store.Envelope, peer string, at nostr.Timestamp) ([]*nostr.Event, error) {
-	batches, err := packCompressed(envs, r.cfg.MaxBatchBytes, 8*r.cfg.MaxBatchBytes)
+	batches, tooLarge, err := packCompressed(envs, r.cfg.MaxBatchBytes, 8*r.cfg.MaxBatchBytes)
+	if err != nil {
+		return nil, err
+	}
+	out, err := chunkEvents(r.keys, h, nostr.Tags{{TagASM, asmRepair}}, tooLarge, []string{peer}, r.cfg.MaxBatchBytes, at)
 	if err != nil {
 		return nil, err
 	}
 	tags := append(h.tags(), nostr.Tag{TagASM, asmRepair}, nostr.Tag{TagCodec, repairCodec})
-	out := make([]*nostr.Event, 0, len(batches))
 	for _, b := range batches {
 		evt, err := sealRaw(r.keys, tags, b, peer, at)
 		if err != nil {
@@ -174,22 +177,17 @@ func (r *Replicator) repairEvents(h batchHead, envs []store.Envelope, peer strin
 
 // packCompressed encodes envs as base64 of compressed JSON arrays, each at
 // most limit bytes, packing up to budget bytes of JSON per batch and
-// halving the budget for a batch that does not compress enough.
-func packCompressed(envs []store.Envelope, limit, budget int) ([][]byte, error) {
+// halving the budget for a batch that does not compress enough. Ops that
+// fit in no batch come back in tooLarge (they travel in chunks).
+func packCompressed(envs []store.Envelope, limit, budget int) (out [][]byte, tooLarge []store.Envelope, err error) {
 	raw, tooLarge, err := encodeBatches(envs, budget)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(tooLarge) > 0 && budget <= limit {
-		return nil, fmt.Errorf("replicate: %d ops too large for one event", len(tooLarge))
-	}
-	// An op of more than 8 events' worth of JSON is left out: push could
-	// not carry it either (and logged it).
-	var out [][]byte
 	for _, b := range raw {
 		z, err := store.Compress(repairCodec, b)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		enc := base64.StdEncoding.EncodeToString(z)
 		if len(enc) <= limit {
@@ -198,15 +196,19 @@ func packCompressed(envs []store.Envelope, limit, budget int) ([][]byte, error) 
 		}
 		var part []store.Envelope
 		if err := json.Unmarshal(b, &part); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		more, err := packCompressed(part, limit, budget/2)
+		if len(part) == 1 { // one op that does not compress under limit
+			tooLarge = append(tooLarge, part[0])
+			continue
+		}
+		more, big, err := packCompressed(part, limit, budget/2)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, more...)
+		out, tooLarge = append(out, more...), append(tooLarge, big...)
 	}
-	return out, nil
+	return out, tooLarge, nil
 }
 
 // uncompress reverses packCompressed for one batch.

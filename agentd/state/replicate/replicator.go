@@ -53,7 +53,7 @@ const (
 	DefaultRetryMin      = 250 * time.Millisecond
 	DefaultRetryMax      = 30 * time.Second
 	DefaultResumeSlack   = 2 * time.Minute
-	DefaultMaxBatchBytes = 60_000 // under MaxPlaintext
+	DefaultMaxBatchBytes = MaxSealedPlaintext
 	DefaultPageSize      = 500
 )
 
@@ -85,7 +85,7 @@ type Config struct {
 	RetryMin      time.Duration // first back-off after a failure; 0 = DefaultRetryMin
 	RetryMax      time.Duration // longest back-off; 0 = DefaultRetryMax
 	ResumeSlack   time.Duration // a pull resumes this long before its cursor (clock skew); 0 = DefaultResumeSlack
-	MaxBatchBytes int           // plaintext bytes per event; 0 = DefaultMaxBatchBytes, at most MaxPlaintext
+	MaxBatchBytes int           // plaintext bytes per event; 0 = DefaultMaxBatchBytes, at most MaxSealedPlaintext
 	PageSize      int           // ops read per OpsSince call, events per catch-up query; 0 = DefaultPageSize
 	// AntiEntropyInterval is how often digests go to the owner's agents
 	// (antientropy.go); 0 = DefaultAntiEntropy, negative = never.
@@ -106,7 +106,7 @@ func (c Config) withDefaults() Config {
 	if c.AntiEntropyInterval == 0 {
 		c.AntiEntropyInterval = DefaultAntiEntropy
 	}
-	if c.MaxBatchBytes <= 0 || c.MaxBatchBytes > MaxPlaintext {
+	if c.MaxBatchBytes <= 0 || c.MaxBatchBytes > MaxSealedPlaintext {
 		c.MaxBatchBytes = DefaultMaxBatchBytes
 	}
 	if c.PageSize <= 0 {
@@ -145,6 +145,7 @@ type Replicator struct {
 	log  *slog.Logger
 
 	seen    seenSet
+	chunks  chunks // parts of ops too large for one event, until all have come
 	repairs chan repairReq
 	stats   struct {
 		published, received, applied, skipped       atomic.Int64

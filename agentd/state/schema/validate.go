@@ -39,7 +39,10 @@ func (s *Schema) ValidateJSON(raw []byte) error {
 // DecodeJSON decodes one JSON value with numbers kept as json.Number, the
 // form Validate expects.
 func DecodeJSON(raw []byte) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if v, ok := DecodeValid(raw); ok {
+		return v, nil
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(raw)) // for its error
 }
 
 // describe renders the leaf failures as "at /path: message".

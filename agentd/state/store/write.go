@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"unsafe"
 
 	"github.com/agentnode/agentnode/agentd/state/crdt"
 	"github.com/agentnode/agentnode/agentd/state/schema"
@@ -173,7 +174,7 @@ func insertOp(ctx context.Context, tx *sql.Tx, t tables, e *Envelope) (bool, err
 	  (scope, schema_uri, doc_id, op_id, replica, counter, ctr_end, wall, logical, action, body)
 	  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, t.ops),
 		e.Scope, e.Schema, e.Doc, e.OpID(), string(id.Replica), int64(id.Counter), int64(id.Counter+width(&e.Op)-1),
-		e.Op.TS.Wall, int64(e.Op.TS.Logical), e.Action, string(body))
+		e.Op.TS.Wall, int64(e.Op.TS.Logical), e.Action, textArg(body))
 	if err != nil {
 		return false, fmt.Errorf("store: log op: %w", err)
 	}
@@ -190,7 +191,7 @@ func upsertDoc(ctx context.Context, tx *sql.Tx, st *docState, m Meta, raw []byte
 	  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	  ON CONFLICT (schema_uri, id) DO UPDATE SET doc = excluded.doc, created_at = excluded.created_at,
 	    updated_at = excluded.updated_at, deleted = excluded.deleted, size = excluded.size`, st.tables.docs),
-		st.sch.URI, st.id, string(raw), m.Scope, m.Owner, m.Agent, m.Visibility, m.CreatedAt, m.UpdatedAt, m.Deleted, m.Size)
+		st.sch.URI, st.id, textArg(raw), m.Scope, m.Owner, m.Agent, m.Visibility, m.CreatedAt, m.UpdatedAt, m.Deleted, m.Size)
 	if err != nil {
 		return fmt.Errorf("store: write document: %w", err)
 	}
@@ -212,4 +213,15 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	s.changes.signal()
 	return nil
+}
+
+// textArg passes JSON bytes as a TEXT argument without copying them (the
+// driver copies them into SQLite; a large document would otherwise be
+// copied twice). b must not change until the statement returns; a BLOB
+// argument would not do: SQLite's JSON functions read a BLOB as JSONB.
+func textArg(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

@@ -1,0 +1,82 @@
+package nostrrpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/agentnode/agentnode/agentd/nostrrpc"
+)
+
+// A caller that publishes only to its own relay A reaches bob on node B,
+// whose server listens on A as a peer (B peers A, A does not peer B); the
+// reply comes back on A. A request published to both relays is served
+// once (the two sources share one replay memory).
+func TestPeerListener_AnswersOnThePeerRelay(t *testing.T) {
+	alice, bob := newKey(), newKey()
+	a, b := startNode(t, alice), startNode(t, bob)
+	h := &handler{}
+	srv := b.serve(t, h, 4)
+	pl := nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: []string{a.url}, Agents: func() []string { return []string{bob.pk} },
+		Keys: b.lookup, Server: srv, Logger: quietLogger(t)})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- pl.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		if n := pl.Live(); n != 0 {
+			t.Errorf("%d subscriptions live after Run returned", n)
+		}
+	})
+	waitFor(t, "B's subscription on A", func() bool { return pl.Live() == 1 })
+
+	onlyA := a.client(t, a.url)
+	out, err := onlyA.CallAgent(callCtx(t), alice.pk, bob.pk, "echo", json.RawMessage(`{"text":"via A"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Agent, From string }
+	if err := json.Unmarshal(out, &got); err != nil || got.Agent != bob.pk || got.From != alice.pk {
+		t.Fatalf("result %s: %v", out, err)
+	}
+
+	both := a.client(t, a.url, b.url)
+	if _, err := both.CallAgent(callCtx(t), alice.pk, bob.pk, "echo", json.RawMessage(`{"text":"via both"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.count(); n != 2 {
+		t.Fatalf("handler ran %d times for two calls, want 2 (one published to two relays is served once)", n)
+	}
+}
+
+// The listener follows the local agents: an agent removed loses its
+// subscriptions once Changed is called, an agent added gets them.
+func TestPeerListener_FollowsAgents(t *testing.T) {
+	bob, carol := newKey(), newKey()
+	a, b := startNode(t), startNode(t, bob, carol)
+	srv := b.serve(t, &handler{}, 1)
+	var mu sync.Mutex
+	agents := []string{bob.pk}
+	pl := nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: []string{a.url}, Keys: b.lookup, Server: srv, Logger: quietLogger(t),
+		Agents: func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(agents) }})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- pl.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	set := func(pks ...string) {
+		mu.Lock()
+		agents = pks
+		mu.Unlock()
+		pl.Changed()
+	}
+	waitFor(t, "bob's subscription", func() bool { return pl.Live() == 1 })
+	set(bob.pk, carol.pk)
+	waitFor(t, "bob's and carol's", func() bool { return pl.Live() == 2 })
+	set()
+	waitFor(t, "none", func() bool { return pl.Live() == 0 })
+}
