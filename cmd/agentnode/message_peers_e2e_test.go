@@ -1,11 +1,11 @@
 package main
 
 import (
-	"github.com/agentnode/agentnode/internal/testkit"
 	"strings"
 	"testing"
 
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // agent/message between two served nodes where only B names A with

@@ -5,13 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"github.com/agentnode/agentnode/internal/testkit"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/state"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // A document whose create op is far larger than one event (a 2 MB body

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/agentnode/agentnode/internal/testkit"
 	"io"
 	"net"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/state"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // Three served nodes (B and C peering A) run one definition for one owner.

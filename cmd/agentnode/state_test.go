@@ -3,12 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/agentnode/agentnode/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 const stateTestOwner = "1111111111111111111111111111111111111111111111111111111111111111"
