@@ -1,0 +1,61 @@
+package agentpg_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/agentpg"
+	"github.com/agentnode/agentnode/agentd/keystore"
+	"github.com/agentnode/agentnode/agentd/keystore/keystoretest"
+	"github.com/agentnode/agentnode/agentd/recordstest"
+	"github.com/agentnode/agentnode/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// openDB opens a DB on url (each call is another instance).
+func openDB(t testing.TB, url string) *agentpg.DB {
+	t.Helper()
+	db, err := agentpg.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+func TestKeys_conformance(t *testing.T) {
+	keystoretest.Run(t, func(t *testing.T) keystoretest.Open {
+		url := pgtest.URL(t)
+		return func(o keystore.Options) keystore.Keys { return openDB(t, url).Keys(o) }
+	})
+}
+
+func TestAgents_conformance(t *testing.T) {
+	recordstest.Run(t, func(t *testing.T) recordstest.Open {
+		url := pgtest.URL(t)
+		return func() agentd.Records { return openDB(t, url).Agents() }
+	})
+}
+
+func TestOpen_refusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	openDB(t, url)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, `INSERT INTO agentpg_schema VALUES ($1)`, agentpg.SchemaVersion+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agentpg.Open(ctx, url); !errors.Is(err, agentpg.ErrSchemaTooNew) {
+		t.Fatalf("got %v, want ErrSchemaTooNew", err)
+	}
+}

@@ -1,0 +1,83 @@
+package agentpg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentnode/agentnode/internal/pgmigrate"
+)
+
+// ErrSchemaTooNew: the database was migrated by a newer binary.
+var ErrSchemaTooNew = errors.New("agentpg: database schema is newer than this binary")
+
+// opTimeout bounds the calls of interfaces that take no context
+// (keystore.Keys).
+const opTimeout = 30 * time.Second
+
+// DB is the agent daemon's data in one PostgreSQL database. It is safe for
+// concurrent use, also by several instances on the same database.
+type DB struct {
+	pool    *pgxpool.Pool
+	ownPool bool
+}
+
+// Open connects to url and migrates the schema.
+func Open(ctx context.Context, url string) (*DB, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("agentpg: open: %w", err)
+	}
+	db, err := New(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	db.ownPool = true
+	return db, nil
+}
+
+// New migrates the schema in pool's database and returns a DB on pool
+// (which Close leaves open).
+func New(ctx context.Context, pool *pgxpool.Pool) (*DB, error) {
+	err := schema.Migrate(ctx, pool)
+	if errors.Is(err, pgmigrate.ErrTooNew) {
+		return nil, fmt.Errorf("%w: %w", ErrSchemaTooNew, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &DB{pool: pool}, nil
+}
+
+// Close closes the connections Open made.
+func (db *DB) Close() {
+	if db.ownPool {
+		db.pool.Close()
+	}
+}
+
+// SchemaVersion is the schema version this binary knows.
+var SchemaVersion = schema.Version()
+
+// schema is agentpg's migrations: append only, never edit a shipped step.
+var schema = pgmigrate.Schema{
+	Name: "agentpg",
+	Lock: 0x61676e64_61677067, // "agnd" "agpg"
+	Steps: []string{
+		// 1: keys and installed agents.
+		`CREATE TABLE agentpg_keys (
+			pubkey     text PRIMARY KEY,
+			secret     text NOT NULL, -- hex, or a NIP-49 ncryptsec
+			created_at timestamptz NOT NULL DEFAULT now()
+		);
+		CREATE TABLE agentpg_agents (
+			pubkey text PRIMARY KEY,
+			seq    bigint GENERATED ALWAYS AS IDENTITY, -- install order
+			doc    jsonb NOT NULL                       -- agentd.Agent
+		);`,
+	},
+}
