@@ -101,8 +101,15 @@ func (l *ledger) Pending() map[string]PendingReply {
 	return maps.Clone(l.state.Pending)
 }
 
-// Begin records reply as pending for wrap and saves the file.
+// Begin records reply as pending for wrap and saves the file; a wrap
+// already marked done wraps ErrAnswered.
 func (l *ledger) Begin(wrap *nostr.Event, reply []*nostr.Event) error {
+	l.mu.Lock()
+	_, done := l.state.Done[wrap.ID]
+	l.mu.Unlock()
+	if done {
+		return fmt.Errorf("%w: %s", ErrAnswered, wrap.ID)
+	}
 	return l.update(func(st *ledgerFile) {
 		if st.Pending == nil {
 			st.Pending = map[string]PendingReply{}

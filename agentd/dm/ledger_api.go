@@ -21,7 +21,8 @@ type Ledger interface {
 	Since(now time.Time) nostr.Timestamp
 	// Pending returns the replies begun and not marked done.
 	Pending() map[string]PendingReply
-	// Begin records reply (signed, final) as pending for wrap.
+	// Begin records reply (signed, final) as pending for wrap; a wrap
+	// already marked done (here or by another instance) wraps ErrAnswered.
 	Begin(wrap *nostr.Event, reply []*nostr.Event) error
 	// Mark records wrap id (created at) as processed at now and drops its
 	// pending reply; ids older than the window may be forgotten.

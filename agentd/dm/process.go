@@ -85,7 +85,10 @@ func (s *Service) handle(ctx context.Context, agent string, wrap *nostr.Event) {
 		s.done(log, wrap)
 		return
 	}
-	if err := s.led.Begin(wrap, reply); err != nil {
+	if err := s.led.Begin(wrap, reply); errors.Is(err, ErrAnswered) {
+		log.Info("dm: already answered (by another instance)")
+		return
+	} else if err != nil {
 		log.Error("dm: state not saved; a restart may answer this DM again", "err", err)
 	}
 	s.publishReply(ctx, log, wrap.ID, wrap.CreatedAt, reply)

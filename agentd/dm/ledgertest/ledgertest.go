@@ -8,6 +8,7 @@
 package ledgertest
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ var t0 = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 func Run(t *testing.T, fresh Fresh) {
 	t.Run("Empty", func(t *testing.T) { empty(t, fresh(t)) })
 	t.Run("BeginMarkDurable", func(t *testing.T) { beginMark(t, fresh(t)) })
+	t.Run("AnsweredOnce", func(t *testing.T) { answeredOnce(t, fresh(t)) })
 	t.Run("ForgetsPastWindow", func(t *testing.T) { forgets(t, fresh(t)) })
 }
 
@@ -105,5 +107,20 @@ func forgets(t *testing.T, open Open) {
 	}
 	if !h.Has(recent.ID) {
 		t.Error("a recent id is forgotten")
+	}
+}
+
+// answeredOnce: a wrap marked done by one handle (instance) cannot be
+// begun again by another opened after it.
+func answeredOnce(t *testing.T, open Open) {
+	a := open(window)
+	wrap := event(t, 1059, t0)
+	if err := a.Mark(wrap.ID, wrap.CreatedAt, t0); err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]dm.Ledger{"same": a, "other": open(window)} {
+		if err := h.Begin(wrap, []*nostr.Event{event(t, 1059, t0)}); !errors.Is(err, dm.ErrAnswered) {
+			t.Errorf("%s: Begin after Mark: %v, want ErrAnswered", name, err)
+		}
 	}
 }
