@@ -5,11 +5,15 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/agentpg"
+	"github.com/agentnode/agentnode/agentd/dm"
+	"github.com/agentnode/agentnode/agentd/dm/ledgertest"
 	"github.com/agentnode/agentnode/agentd/keystore"
 	"github.com/agentnode/agentnode/agentd/keystore/keystoretest"
 	"github.com/agentnode/agentnode/agentd/recordstest"
@@ -57,5 +61,46 @@ func TestOpen_refusesNewerSchema(t *testing.T) {
 	}
 	if _, err := agentpg.Open(ctx, url); !errors.Is(err, agentpg.ErrSchemaTooNew) {
 		t.Fatalf("got %v, want ErrSchemaTooNew", err)
+	}
+}
+
+func TestLedger_conformance(t *testing.T) {
+	ledgertest.Run(t, func(t *testing.T) ledgertest.Open {
+		url := pgtest.URL(t)
+		return func(w time.Duration) dm.Ledger {
+			l, err := openDB(t, url).Ledger(context.Background(), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+	})
+}
+
+// TestLedger_beginRace: two instances that both saw a wrap as new: one
+// Begin wins, the other is refused, whatever their memory says.
+func TestLedger_beginRace(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	a, err := openDB(t, url).Ledger(ctx, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := openDB(t, url).Ledger(ctx, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrap := &nostr.Event{ID: "w1", CreatedAt: nostr.Now()}
+	if err := a.Begin(wrap, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b.Has(wrap.ID) {
+		t.Fatal("b's memory was loaded before a's Begin: the test needs it not to know")
+	}
+	if err := b.Begin(wrap, nil); !errors.Is(err, dm.ErrAnswered) {
+		t.Fatalf("b.Begin: %v, want ErrAnswered", err)
+	}
+	if !b.Has(wrap.ID) {
+		t.Error("b does not remember the refused wrap")
 	}
 }

@@ -79,5 +79,18 @@ var schema = pgmigrate.Schema{
 			seq    bigint GENERATED ALWAYS AS IDENTITY, -- install order
 			doc    jsonb NOT NULL                       -- agentd.Agent
 		);`,
+		// 2: the DM answered-once ledger (dm.Ledger).
+		`CREATE TABLE agentpg_dm_wraps (
+			id    text PRIMARY KEY,
+			at    bigint NOT NULL,  -- the wrap's created_at
+			done  boolean NOT NULL,
+			reply jsonb             -- the pending reply's gift wraps
+		);
+		CREATE INDEX agentpg_dm_wraps_at ON agentpg_dm_wraps (at) WHERE done;
+		CREATE TABLE agentpg_dm_watermark (
+			one  boolean PRIMARY KEY DEFAULT true CHECK (one),
+			unix bigint NOT NULL
+		);
+		INSERT INTO agentpg_dm_watermark (unix) VALUES (0);`,
 	},
 }

@@ -22,7 +22,8 @@ type Ledger interface {
 	// Pending returns the replies begun and not marked done.
 	Pending() map[string]PendingReply
 	// Begin records reply (signed, final) as pending for wrap; a wrap
-	// already marked done (here or by another instance) wraps ErrAnswered.
+	// already marked done wraps ErrAnswered (in a ledger shared by
+	// instances, also one another instance has begun).
 	Begin(wrap *nostr.Event, reply []*nostr.Event) error
 	// Mark records wrap id (created at) as processed at now and drops its
 	// pending reply; ids older than the window may be forgotten.
