@@ -43,7 +43,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 // New migrates the schema in pool's database and returns a DB on pool
 // (which Close leaves open).
 func New(ctx context.Context, pool *pgxpool.Pool) (*DB, error) {
-	err := schema.Migrate(ctx, pool)
+	err := migrations.Migrate(ctx, pool)
 	if errors.Is(err, pgmigrate.ErrTooNew) {
 		return nil, fmt.Errorf("%w: %w", ErrSchemaTooNew, err)
 	}
@@ -61,10 +61,10 @@ func (db *DB) Close() {
 }
 
 // SchemaVersion is the schema version this binary knows.
-var SchemaVersion = schema.Version()
+var SchemaVersion = migrations.Version()
 
-// schema is agentpg's migrations: append only, never edit a shipped step.
-var schema = pgmigrate.Schema{
+// migrations is agentpg's migrations: append only, never edit a shipped step.
+var migrations = pgmigrate.Schema{
 	Name: "agentpg",
 	Lock: 0x61676e64_61677067, // "agnd" "agpg"
 	Steps: []string{
@@ -92,5 +92,22 @@ var schema = pgmigrate.Schema{
 			unix bigint NOT NULL
 		);
 		INSERT INTO agentpg_dm_watermark (unix) VALUES (0);`,
+		// 3: the ASM op log (the source of truth of agent state) and the
+		// schemas its ops need. body is the envelope's JSON, byte for byte.
+		`CREATE TABLE agentpg_asm_ops (
+			id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+			agent      text NOT NULL,
+			schema_uri text NOT NULL,
+			doc_id     text NOT NULL,
+			op_id      text NOT NULL,
+			body       text NOT NULL,
+			UNIQUE (schema_uri, doc_id, op_id)
+		);
+		CREATE INDEX agentpg_asm_ops_agent ON agentpg_asm_ops (agent, id);
+		CREATE TABLE agentpg_asm_schemas (
+			uri        text PRIMARY KEY,
+			capability text NOT NULL,
+			raw        text NOT NULL
+		);`,
 	},
 }

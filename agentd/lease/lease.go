@@ -188,3 +188,11 @@ func (m *Manager) Get(ctx context.Context, agent string) (Lease, error) {
 	}
 	return l, nil
 }
+
+// Holds returns the lease Run holds for agent, if it holds one.
+func (m *Manager) Holds(agent string) (Lease, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h, ok := m.held[agent]
+	return h.Lease, ok
+}
