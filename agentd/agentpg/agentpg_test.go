@@ -17,6 +17,8 @@ import (
 	"github.com/agentnode/agentnode/agentd/keystore"
 	"github.com/agentnode/agentnode/agentd/keystore/keystoretest"
 	"github.com/agentnode/agentnode/agentd/recordstest"
+	"github.com/agentnode/agentnode/agentd/tasks"
+	"github.com/agentnode/agentnode/agentd/tasks/taskstest"
 	"github.com/agentnode/agentnode/internal/pgtest"
 )
 
@@ -103,4 +105,11 @@ func TestLedger_beginRace(t *testing.T) {
 	if !b.Has(wrap.ID) {
 		t.Error("b does not remember the refused wrap")
 	}
+}
+
+func TestTasks_conformance(t *testing.T) {
+	taskstest.Run(t, func(t *testing.T) taskstest.Open {
+		url := pgtest.URL(t)
+		return func() tasks.Backend { return openDB(t, url).Tasks() }
+	})
 }

@@ -109,5 +109,17 @@ var migrations = pgmigrate.Schema{
 			capability text NOT NULL,
 			raw        text NOT NULL
 		);`,
+		// 4: the task queue (tasks.Backend).
+		`CREATE TABLE agentpg_tasks (
+			id       text PRIMARY KEY,
+			status   text NOT NULL,
+			assignee text NOT NULL DEFAULT '',
+			deadline bigint NOT NULL DEFAULT 0, -- unix ms, 0: none
+			priority integer NOT NULL DEFAULT 0,
+			created  bigint NOT NULL,           -- unix ms
+			doc      text NOT NULL              -- the Task as JSON
+		);
+		CREATE INDEX agentpg_tasks_status ON agentpg_tasks (status, deadline);
+		CREATE INDEX agentpg_tasks_order ON agentpg_tasks (priority DESC, created, id);`,
 	},
 }

@@ -34,6 +34,7 @@ func Run(t *testing.T, fresh Fresh) {
 	t.Run("ConcurrentTransition", func(t *testing.T) { concurrentTransition(t, fresh(t)) })
 	t.Run("ListActive", func(t *testing.T) { listActive(t, fresh(t)) })
 	t.Run("Deadlines", func(t *testing.T) { deadlines(t, fresh(t)) })
+	t.Run("WaitOtherHandle", func(t *testing.T) { waitOther(t, fresh(t)) })
 }
 
 type clock struct {
@@ -201,5 +202,34 @@ func deadlines(t *testing.T, open Open) {
 	}
 	if _, err := a.Create(ctx, tasks.Task{ID: "late", Requirements: dl}); !errors.Is(err, tasks.ErrDeadlinePassed) {
 		t.Errorf("Create past deadline: %v", err)
+	}
+}
+
+// waitOther: Wait on one handle sees the task finished through another
+// (with Config.Poll, as the daemon sets it on a shared backend).
+func waitOther(t *testing.T, open Open) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := newClock()
+	a, err := tasks.Open(ctx, tasks.Config{Backend: open(), Now: c.Now, Poll: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := store(t, open, c)
+	a.Create(ctx, tasks.Task{ID: "t1"})
+	got := make(chan error, 1)
+	go func() {
+		tk, err := a.Wait(ctx, "t1")
+		if err == nil && tk.Status != tasks.StatusFailed {
+			err = fmt.Errorf("Wait returned status %s", tk.Status)
+		}
+		got <- err
+	}()
+	if _, err := b.Transition(ctx, "t1", tasks.StatusFailed, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
 	}
 }
