@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/agentpg"
+	"github.com/agentnode/agentnode/agentd/consent"
+	"github.com/agentnode/agentnode/agentd/consent/consenttest"
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/agentd/dm/ledgertest"
 	"github.com/agentnode/agentnode/agentd/keystore"
@@ -111,5 +113,12 @@ func TestTasks_conformance(t *testing.T) {
 	taskstest.Run(t, func(t *testing.T) taskstest.Open {
 		url := pgtest.URL(t)
 		return func() tasks.Backend { return openDB(t, url).Tasks() }
+	})
+}
+
+func TestConsent_conformance(t *testing.T) {
+	consenttest.Run(t, func(t *testing.T) consenttest.Open {
+		url := pgtest.URL(t)
+		return func() consent.Backend { return openDB(t, url).Consent() }
 	})
 }

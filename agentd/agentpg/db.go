@@ -121,5 +121,19 @@ var migrations = pgmigrate.Schema{
 		);
 		CREATE INDEX agentpg_tasks_status ON agentpg_tasks (status, deadline);
 		CREATE INDEX agentpg_tasks_order ON agentpg_tasks (priority DESC, created, id);`,
+		// 5: consent: approvals (asking order kept by seq) and revocations.
+		`CREATE TABLE agentpg_approvals (
+			id      text PRIMARY KEY,
+			seq     bigint GENERATED ALWAYS AS IDENTITY,
+			status  text NOT NULL,
+			created bigint NOT NULL, -- unix ms
+			doc     text NOT NULL    -- the Approval as JSON
+		);
+		CREATE INDEX agentpg_approvals_order ON agentpg_approvals (created, seq);
+		CREATE TABLE agentpg_revoked (
+			agent  text PRIMARY KEY,
+			reason text NOT NULL DEFAULT '',
+			at     bigint NOT NULL -- unix ms
+		);`,
 	},
 }
