@@ -102,6 +102,10 @@ func (d *Directory) loadLocked(ctx context.Context) error {
 		unhook()
 		return err
 	}
+	if err := d.restore(ctx); err != nil {
+		unhook()
+		return fmt.Errorf("directory: restore registrations: %w", err)
+	}
 	d.unhook = unhook
 	d.log.Info("directory loaded", "agents", d.Stats().Agents)
 	return nil

@@ -1,0 +1,50 @@
+package directory_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/agentd/directory/registrationstest"
+)
+
+func TestMemoryRegistrations_conformance(t *testing.T) {
+	registrationstest.Run(t, func(t *testing.T) registrationstest.Open {
+		m := directory.NewMemoryRegistrations()
+		return func() directory.Registrations { return m }
+	})
+}
+
+// TestDirectory_restoresRegistrations: a second directory (a restart, or
+// another instance) over the same events and Registrations lists the proven
+// registration as registered and the claim with its last heartbeat.
+func TestDirectory_restoresRegistrations(t *testing.T) {
+	env := newEnv(t)
+	regs := directory.NewMemoryRegistrations()
+	a := startDir(t, env.rel, env.clk, directory.Config{Registrations: regs})
+	k := newKey(t)
+	ctx := context.Background()
+	if _, err := a.Register(ctx, proof(t, k, "active", env.clk.Now().Add(-30*time.Second), card(k.pk))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.RegisterClaim(directory.Claim{ID: "free-form", Name: "Free", Tools: []string{"viz"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.HeartbeatClaim("free-form", "busy"); err != nil {
+		t.Fatal(err)
+	}
+
+	b := startDir(t, env.rel, env.clk, directory.Config{Registrations: regs})
+	if got, ok := b.Get(k.pk); !ok || !got.Registered {
+		t.Errorf("proven registration on b: %+v (found %v), want registered", got, ok)
+	}
+	got, ok := b.Get("free-form")
+	if !ok || !got.Registered || got.Status != "busy" || got.Name != "Free" {
+		t.Errorf("claim on b: %+v (found %v), want registered, busy, Free", got, ok)
+	}
+	want, _ := a.Get("free-form")
+	if got.Status != want.Status || got.Available != want.Available {
+		t.Errorf("claim on b %+v differs from a's %+v", got, want)
+	}
+}
