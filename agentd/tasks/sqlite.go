@@ -56,7 +56,9 @@ func getTask(ctx context.Context, q querier, id string) (Task, error) {
 	return decode(doc)
 }
 
-func (b *sqliteBackend) Get(ctx context.Context, id string) (Task, error) { return getTask(ctx, b.db, id) }
+func (b *sqliteBackend) Get(ctx context.Context, id string) (Task, error) {
+	return getTask(ctx, b.db, id)
+}
 
 func (b *sqliteBackend) Insert(ctx context.Context, t Task) error {
 	doc, err := json.Marshal(t)
