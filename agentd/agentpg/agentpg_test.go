@@ -14,6 +14,8 @@ import (
 	"github.com/agentnode/agentnode/agentd/agentpg"
 	"github.com/agentnode/agentnode/agentd/consent"
 	"github.com/agentnode/agentnode/agentd/consent/consenttest"
+	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/agentd/directory/registrationstest"
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/agentd/dm/ledgertest"
 	"github.com/agentnode/agentnode/agentd/keystore"
@@ -120,5 +122,12 @@ func TestConsent_conformance(t *testing.T) {
 	consenttest.Run(t, func(t *testing.T) consenttest.Open {
 		url := pgtest.URL(t)
 		return func() consent.Backend { return openDB(t, url).Consent() }
+	})
+}
+
+func TestRegistrations_conformance(t *testing.T) {
+	registrationstest.Run(t, func(t *testing.T) registrationstest.Open {
+		url := pgtest.URL(t)
+		return func() directory.Registrations { return openDB(t, url).Registrations() }
 	})
 }

@@ -135,5 +135,13 @@ var migrations = pgmigrate.Schema{
 			reason text NOT NULL DEFAULT '',
 			at     bigint NOT NULL -- unix ms
 		);`,
+		// 6: directory registrations beyond events (directory.Registrations).
+		`CREATE TABLE agentpg_dir_registered (agent text PRIMARY KEY);
+		CREATE TABLE agentpg_dir_claims (
+			key    text PRIMARY KEY,
+			claim  text NOT NULL,   -- directory.Claim as JSON
+			status text NOT NULL,
+			at     bigint NOT NULL  -- unix ms
+		);`,
 	},
 }
