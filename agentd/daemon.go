@@ -61,6 +61,9 @@ type Config struct {
 	// DataDir/agents/agents.json (agentd/agentpg). The daemon keeps a copy;
 	// Reload reads it again.
 	Records Records
+	// Files, when set, holds the agents' capability files (caps.json and
+	// cached packages) instead of DataDir/agents/<agent>/ (agentd/agentpg).
+	Files AgentFiles
 	// Token, when set, is the HTTP API token instead of the one in
 	// DataDir/agents/api.token (instances sharing a database share it).
 	Token string

@@ -75,6 +75,7 @@ func (d *Daemon) Reload(ctx context.Context) error {
 		}
 	}
 	d.reg = fresh
+	d.caps.invalidate()
 	d.changed()
 	d.signal()
 	return nil
