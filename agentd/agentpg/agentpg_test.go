@@ -18,6 +18,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/directory/registrationstest"
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/agentd/dm/ledgertest"
+	"github.com/agentnode/agentnode/agentd/filestest"
 	"github.com/agentnode/agentnode/agentd/keystore"
 	"github.com/agentnode/agentnode/agentd/keystore/keystoretest"
 	"github.com/agentnode/agentnode/agentd/recordstest"
@@ -130,4 +131,23 @@ func TestRegistrations_conformance(t *testing.T) {
 		url := pgtest.URL(t)
 		return func() directory.Registrations { return openDB(t, url).Registrations() }
 	})
+}
+
+func TestFiles_conformance(t *testing.T) {
+	filestest.Run(t, func(t *testing.T) filestest.Open {
+		url := pgtest.URL(t)
+		return func() agentd.AgentFiles { return openDB(t, url).Files() }
+	})
+}
+
+func TestDB_Token_shared(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	a, err := openDB(t, url).Token(ctx)
+	if err != nil || len(a) != 64 {
+		t.Fatalf("token %q, %v", a, err)
+	}
+	if b, err := openDB(t, url).Token(ctx); err != nil || b != a {
+		t.Fatalf("second instance's token %q, %v; want %q", b, err, a)
+	}
 }

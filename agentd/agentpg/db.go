@@ -143,5 +143,17 @@ var migrations = pgmigrate.Schema{
 			status text NOT NULL,
 			at     bigint NOT NULL  -- unix ms
 		);`,
+		// 7: the agents' capability files (agentd.AgentFiles) and settings
+		// shared by the instances (the HTTP API token).
+		`CREATE TABLE agentpg_agent_files (
+			agent text NOT NULL,
+			path  text NOT NULL,
+			data  bytea NOT NULL,
+			PRIMARY KEY (agent, path)
+		);
+		CREATE TABLE agentpg_settings (
+			key   text PRIMARY KEY,
+			value text NOT NULL
+		);`,
 	},
 }
