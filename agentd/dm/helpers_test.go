@@ -97,7 +97,20 @@ func (n *node) config() dm.Config {
 // the returned stop is called first.
 func (n *node) start(cfg dm.Config) (stop func()) {
 	n.t.Helper()
-	svc := dm.New(cfg)
+	_, stop = n.startWith(cfg)
+	return stop
+}
+
+// startService is start, returning the service.
+func (n *node) startService(cfg dm.Config) *dm.Service {
+	n.t.Helper()
+	svc, _ := n.startWith(cfg)
+	return svc
+}
+
+func (n *node) startWith(cfg dm.Config) (svc *dm.Service, stop func()) {
+	n.t.Helper()
+	svc = dm.New(cfg)
 	if err := svc.Start(context.Background()); err != nil {
 		n.t.Fatalf("start: %v", err)
 	}
@@ -112,7 +125,7 @@ func (n *node) start(cfg dm.Config) (stop func()) {
 		})
 	}
 	n.t.Cleanup(stop)
-	return stop
+	return svc, stop
 }
 
 // recorder is a Responder that answers "echo: <text>" (or fails with
