@@ -34,7 +34,7 @@ type instance struct {
 	sync  *agentpg.StateSync
 }
 
-func newInstance(t *testing.T, url, name string, ttl time.Duration) *instance {
+func newInstance(t testing.TB, url, name string, ttl time.Duration) *instance {
 	t.Helper()
 	ctx := context.Background()
 	rt, err := state.Open(ctx, state.Options{Dir: t.TempDir()})
@@ -161,4 +161,34 @@ func takeLease(t *testing.T, m *lease.Manager, agent string) {
 		time.Sleep(20 * time.Millisecond) // polling interval, not synchronisation
 	}
 	t.Fatalf("%s never held %s", m.Instance(), agent)
+}
+
+// TestStateSync_takeoverResumes: a second takeover by the same instance
+// replays only what was appended since the first, and misses nothing.
+func TestStateSync_takeoverResumes(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	a := newInstance(t, url, "a", time.Hour)
+	b := newInstance(t, url, "b", time.Hour)
+	a.state.Register(ctx, capNote, []byte(noteSchema))
+	a.lm.Add(ctx, agentX)
+	a.lm.Tick(ctx)
+	a.call(t, state.ToolCreate, createArgs("n1", "one"))
+	first, err := b.sync.Takeover(ctx, agentX)
+	if err != nil || first == 0 {
+		t.Fatalf("first takeover applied %d ops, %v", first, err)
+	}
+	if _, err := a.call(t, state.ToolCreate, createArgs("n2", "two")); err != nil {
+		t.Fatal(err)
+	}
+	second, err := b.sync.Takeover(ctx, agentX)
+	if err != nil || second == 0 {
+		t.Fatalf("second takeover applied %d ops, %v", second, err)
+	}
+	if got, err := b.get(t, "n2"); err != nil || got["title"] != "two" {
+		t.Errorf("n2 on b: %v, %v", got, err)
+	}
+	if n, err := b.sync.Takeover(ctx, agentX); err != nil || n != 0 {
+		t.Errorf("third takeover with nothing new applied %d ops, %v", n, err)
+	}
 }

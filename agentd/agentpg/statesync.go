@@ -165,14 +165,20 @@ const replayPage = 1000
 
 // Takeover makes the store hold every op of agent in the op log (agent ""
 // is the documents of no agent: replay those at start): it registers the
-// recorded schemas, then applies the agent's ops in append order.
-// ApplyRemote skips the ops the store has, so a repeated takeover is cheap
-// in writes. Call it once the lease is held and before the agent runs.
+// recorded schemas, then applies the agent's ops in append order. For an
+// agent it resumes after the last op it replayed before (kept in the
+// store's settings): one holder appends an agent's ops at a time, under
+// its lease, so positions below that are never filled in later. ApplyRemote
+// skips ops the store has. Call it once the lease is held and before the
+// agent runs.
 func (s *StateSync) Takeover(ctx context.Context, agent string) (applied int, err error) {
 	if err := s.registerSchemas(ctx); err != nil {
 		return 0, err
 	}
-	var after int64
+	after, err := s.replayCursor(ctx, agent)
+	if err != nil {
+		return 0, err
+	}
 	for {
 		envs, next, err := s.log.Replay(ctx, agent, after, replayPage)
 		if err != nil || len(envs) == 0 {
@@ -184,7 +190,29 @@ func (s *StateSync) Takeover(ctx context.Context, agent string) (applied int, er
 			return applied, fmt.Errorf("agentpg: replay %s: %w", agent, err)
 		}
 		after = next
+		if agent != "" {
+			if err := s.st.SaveSetting(ctx, replayKey(agent), strconv.FormatInt(after, 10)); err != nil {
+				return applied, err
+			}
+		}
 	}
+}
+
+// replayKey is where the position replayed up to for agent is kept.
+func replayKey(agent string) string { return "agentpg:replayed:" + agent }
+
+// replayCursor is where Takeover resumes for agent: 0 for the documents
+// of no agent (several instances append those at once, so a later commit
+// may take a lower position).
+func (s *StateSync) replayCursor(ctx context.Context, agent string) (int64, error) {
+	if agent == "" {
+		return 0, nil
+	}
+	v, err := s.st.LoadSetting(ctx, replayKey(agent))
+	if err != nil || v == "" {
+		return 0, err
+	}
+	return strconv.ParseInt(v, 10, 64)
 }
 
 // registerSchemas registers the op log's schemas the store lacks.
