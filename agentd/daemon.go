@@ -64,6 +64,11 @@ type Config struct {
 	// Files, when set, holds the agents' capability files (caps.json and
 	// cached packages) instead of DataDir/agents/<agent>/ (agentd/agentpg).
 	Files AgentFiles
+	// Placement, when set, is told about every install and removal, so
+	// that the agent gets (or loses) its lease among instances sharing a
+	// database (*lease.Manager satisfies it). Its errors are logged: serve
+	// adds every installed agent again at start (Add is idempotent).
+	Placement Placement
 	// Token, when set, is the HTTP API token instead of the one in
 	// DataDir/agents/api.token (instances sharing a database share it).
 	Token string

@@ -3,6 +3,8 @@ package agentd_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/agentnode/agentnode/agentd"
@@ -25,7 +27,8 @@ func TestDaemon_sharedRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := agentd.Config{Records: recs, Keys: keys, Token: "shared-token-0123456789abcdef0123456789"}
+	place := &placement{}
+	cfg := agentd.Config{Records: recs, Keys: keys, Token: "shared-token-0123456789abcdef0123456789", Placement: place}
 	a := openNode(t, cfg)
 	b := openNode(t, cfg)
 	author, owner := newKey(t), newKey(t)
@@ -61,4 +64,29 @@ func TestDaemon_sharedRecords(t *testing.T) {
 	if list := a.d.List(); len(list) != 0 {
 		t.Errorf("a still lists %+v after b removed it", list)
 	}
+	if got, want := place.log(), []string{"add " + got.PubKey, "remove " + got.PubKey}; !slices.Equal(got, want) {
+		t.Errorf("placement calls %v, want %v", got, want)
+	}
+}
+
+// placement records Placement calls.
+type placement struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (p *placement) Add(_ context.Context, agent string) error    { return p.rec("add " + agent) }
+func (p *placement) Remove(_ context.Context, agent string) error { return p.rec("remove " + agent) }
+
+func (p *placement) rec(s string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = append(p.calls, s)
+	return nil
+}
+
+func (p *placement) log() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.calls)
 }

@@ -87,3 +87,23 @@ func sameAgent(a, b Agent) bool {
 		a.InstalledFrom == b.InstalledFrom && slices.Equal(a.Nudges, b.Nudges) && a.InstalledAt.Equal(b.InstalledAt) &&
 		a.UpgradedAt.Equal(b.UpgradedAt) && a.AutoUpgrade == b.AutoUpgrade
 }
+
+// Placement places agents among instances (agentd/lease.Manager).
+type Placement interface {
+	Add(ctx context.Context, agent string) error
+	Remove(ctx context.Context, agent string) error
+}
+
+// place tells Config.Placement that agent was installed (on) or removed.
+func (d *Daemon) place(ctx context.Context, agent string, on bool) {
+	if d.cfg.Placement == nil {
+		return
+	}
+	f := d.cfg.Placement.Remove
+	if on {
+		f = d.cfg.Placement.Add
+	}
+	if err := f(ctx, agent); err != nil {
+		d.log.Error("agent placement not updated", "agent", agent, "installed", on, "err", err)
+	}
+}

@@ -6,8 +6,12 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/lease"
 )
+
+// A lease.Manager places the daemon's agents (agentd.Config.Placement).
+var _ agentd.Placement = (*lease.Manager)(nil)
 
 // Handover turns an instance's lease changes (lease.Manager.Changes) into
 // starting and stopping agents: on a gained lease it reads the installed
