@@ -26,6 +26,7 @@ const (
 type Lease struct {
 	Agent    string
 	Holder   string    // instance id; "" when free
+	URL      string    // where Holder says it can be reached (Config.URL)
 	Epoch    int64     // fencing token: grows every time the lease changes hands
 	Acquired time.Time // when Holder took it (database clock)
 	Expires  time.Time // database clock
@@ -49,6 +50,14 @@ type Config struct {
 	// MaxHeld caps the leases Run takes (0: no cap), so that a second
 	// instance finds agents left to run.
 	MaxHeld int
+	// Balance makes Run hold at most its fair share, ceil(agents / live
+	// instances), taking no more and handing back the excess (one tick of
+	// downtime for each agent handed over), so that a joining instance
+	// gets agents to run.
+	Balance bool
+	// URL is where this instance can be reached, recorded with its leases
+	// so that other instances can forward an agent's requests to it.
+	URL string
 	// Logger; nil: slog.Default().
 	Logger *slog.Logger
 }
@@ -169,11 +178,11 @@ func (m *Manager) Remove(ctx context.Context, agent string) error {
 	return nil
 }
 
-const leaseCols = `agent, holder, epoch, acquired_at, expires_at`
+const leaseCols = `agent, holder, holder_url, epoch, acquired_at, expires_at`
 
 func scanLease(row pgx.Row) (Lease, error) {
 	var l Lease
-	err := row.Scan(&l.Agent, &l.Holder, &l.Epoch, &l.Acquired, &l.Expires)
+	err := row.Scan(&l.Agent, &l.Holder, &l.URL, &l.Epoch, &l.Acquired, &l.Expires)
 	return l, err
 }
 

@@ -37,10 +37,15 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 }
 
-// Tick is one round of Run: renew, then take. Exported for tests and for
-// callers that drive their own clock; do not call it while Run runs.
+// Tick is one round of Run: announce this instance, renew, hand back what
+// is over the fair share (Balance), take free leases. Exported for tests
+// and for callers that drive their own clock; do not call it while Run runs.
 func (m *Manager) Tick(ctx context.Context) error {
-	return errors.Join(m.renewAll(ctx), m.takeFree(ctx))
+	share, err := m.announce(ctx)
+	if err != nil {
+		return err
+	}
+	return errors.Join(m.renewAll(ctx), m.shed(ctx, share), m.takeFree(ctx, share))
 }
 
 // renewAll extends every held lease in one statement and reports the ones
@@ -106,17 +111,17 @@ func (m *Manager) dropOverdue(ctx context.Context, now time.Time) error {
 
 // takeFree takes free and expired leases, up to MaxHeld, in one statement;
 // rows another instance is taking at the same moment are skipped.
-func (m *Manager) takeFree(ctx context.Context) error {
-	n := m.room()
+func (m *Manager) takeFree(ctx context.Context, share int) error {
+	n := m.room(share)
 	if n == 0 {
 		return nil
 	}
 	sent := time.Now()
 	rows, err := m.pool.Query(ctx, `UPDATE agent_leases
-		SET holder = $1, epoch = nextval('agent_lease_epoch'), acquired_at = now(), expires_at = now() + $2::interval
+		SET holder = $1, holder_url = $4, epoch = nextval('agent_lease_epoch'), acquired_at = now(), expires_at = now() + $2::interval
 		WHERE agent IN (SELECT agent FROM agent_leases WHERE expires_at < now()
 			ORDER BY expires_at, agent LIMIT $3 FOR UPDATE SKIP LOCKED)
-		RETURNING `+leaseCols, m.cfg.Instance, m.cfg.TTL, n)
+		RETURNING `+leaseCols, m.cfg.Instance, m.cfg.TTL, n, m.cfg.URL)
 	var taken []Lease
 	if err == nil {
 		taken, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Lease, error) { return scanLease(r) })
@@ -127,14 +132,19 @@ func (m *Manager) takeFree(ctx context.Context) error {
 	return m.applyTaken(ctx, taken, sent)
 }
 
-// room is how many leases takeFree may take now.
-func (m *Manager) room() int {
-	if m.cfg.MaxHeld <= 0 {
-		return maxTakePerTick
+// room is how many leases takeFree may take now: up to MaxHeld and, with
+// Balance, up to share.
+func (m *Manager) room(share int) int {
+	limit := maxTakePerTick
+	if m.cfg.MaxHeld > 0 {
+		limit = m.cfg.MaxHeld
+	}
+	if m.cfg.Balance && share > 0 {
+		limit = min(limit, share)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return max(m.cfg.MaxHeld-len(m.held), 0)
+	return max(limit-len(m.held), 0)
 }
 
 // applyTaken records taken leases; one that replaces an older epoch of

@@ -27,6 +27,14 @@ var schema = pgmigrate.Schema{
 		);
 		CREATE INDEX agent_leases_holder ON agent_leases (holder);
 		CREATE INDEX agent_leases_expires ON agent_leases (expires_at);`,
+		// 2: where the holder can be reached (for forwarding requests), and
+		// the live instances (for balancing).
+		`ALTER TABLE agent_leases ADD COLUMN holder_url text NOT NULL DEFAULT '';
+		CREATE TABLE agent_instances (
+			instance   text PRIMARY KEY,
+			url        text NOT NULL DEFAULT '',
+			expires_at timestamptz NOT NULL
+		);`,
 	},
 }
 

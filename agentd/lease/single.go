@@ -17,9 +17,9 @@ import (
 // this instance holds: Renew that one); no row wraps ErrNotFound.
 func (m *Manager) Acquire(ctx context.Context, agent string) (Lease, error) {
 	l, err := scanLease(m.pool.QueryRow(ctx, `UPDATE agent_leases
-		SET holder = $2, epoch = nextval('agent_lease_epoch'), acquired_at = now(), expires_at = now() + $3::interval
+		SET holder = $2, holder_url = $4, epoch = nextval('agent_lease_epoch'), acquired_at = now(), expires_at = now() + $3::interval
 		WHERE agent = $1 AND expires_at < now()
-		RETURNING `+leaseCols, agent, m.cfg.Instance, m.cfg.TTL))
+		RETURNING `+leaseCols, agent, m.cfg.Instance, m.cfg.TTL, m.cfg.URL))
 	if errors.Is(err, pgx.ErrNoRows) {
 		cur, gerr := m.Get(ctx, agent)
 		if gerr != nil {
@@ -52,7 +52,7 @@ func (m *Manager) Renew(ctx context.Context, l Lease) (Lease, error) {
 // Release frees l at once, so another instance may take it at its next
 // tick. Releasing a lease no longer held wraps ErrLost.
 func (m *Manager) Release(ctx context.Context, l Lease) error {
-	tag, err := m.pool.Exec(ctx, `UPDATE agent_leases SET holder = '', expires_at = '-infinity'
+	tag, err := m.pool.Exec(ctx, `UPDATE agent_leases SET holder = '', holder_url = '', expires_at = '-infinity'
 		WHERE agent = $1 AND holder = $2 AND epoch = $3`, l.Agent, l.Holder, l.Epoch)
 	if err != nil {
 		return fmt.Errorf("lease: release %s: %w", l.Agent, err)
