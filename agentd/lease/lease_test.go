@@ -326,3 +326,33 @@ func TestOpen_refusesNewerSchema(t *testing.T) {
 		t.Fatalf("got %v, want ErrSchemaTooNew", err)
 	}
 }
+
+// TestManager_lossWhenDatabaseGone: with the database unreachable, Run
+// reports its leases lost once their local deadline passes (another
+// instance may hold them by then).
+func TestManager_lossWhenDatabaseGone(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	m, err := lease.Open(ctx, url, lease.Config{Instance: "a", TTL: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addAgents(t, m, 1)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitHeld(t, m.Changes(), 1)
+	m.Close() // every query fails from now on
+	for deadline := time.Now().Add(30 * time.Second); len(m.Held()) > 0; {
+		if err := m.Tick(ctx); err == nil {
+			t.Fatal("Tick succeeded on a closed pool")
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("lease still held 30 s after the database went away")
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval, not synchronisation
+	}
+	if c := <-m.Changes(); c.Held || c.Lease.Agent != "agent-00" {
+		t.Fatalf("got %+v, want agent-00 lost", c)
+	}
+}

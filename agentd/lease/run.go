@@ -42,8 +42,8 @@ func (m *Manager) Run(ctx context.Context) error {
 // and for callers that drive their own clock; do not call it while Run runs.
 func (m *Manager) Tick(ctx context.Context) error {
 	share, err := m.announce(ctx)
-	if err != nil {
-		return err
+	if err != nil { // still renew: that also reports leases past their deadline
+		return errors.Join(err, m.renewAll(ctx))
 	}
 	return errors.Join(m.renewAll(ctx), m.shed(ctx, share), m.takeFree(ctx, share))
 }
