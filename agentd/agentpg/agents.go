@@ -69,8 +69,14 @@ func (r *Agents) Put(ctx context.Context, a agentd.Agent) error {
 	if err != nil {
 		return fmt.Errorf("agentpg: encode agent: %w", err)
 	}
-	_, err = r.db.pool.Exec(ctx, `INSERT INTO agentpg_agents (pubkey, doc) VALUES ($1, $2)
-		ON CONFLICT (pubkey) DO UPDATE SET doc = EXCLUDED.doc`, a.PubKey, doc)
+	err = pgx.BeginFunc(ctx, r.db.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO agentpg_agents (pubkey, doc) VALUES ($1, $2)
+			ON CONFLICT (pubkey) DO UPDATE SET doc = EXCLUDED.doc`, a.PubKey, doc)
+		if err != nil {
+			return err
+		}
+		return notify(ctx, tx, TopicAgents)
+	})
 	if err != nil {
 		return fmt.Errorf("agentpg: put agent: %w", err)
 	}
@@ -79,12 +85,15 @@ func (r *Agents) Put(ctx context.Context, a agentd.Agent) error {
 
 // Remove drops the agent with pubkey.
 func (r *Agents) Remove(ctx context.Context, pubkey string) error {
-	tag, err := r.db.pool.Exec(ctx, `DELETE FROM agentpg_agents WHERE pubkey = $1`, pubkey)
-	if err != nil {
-		return fmt.Errorf("agentpg: remove agent: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w: %s", agentd.ErrUnknownAgent, pubkey)
-	}
-	return nil
+	err := pgx.BeginFunc(ctx, r.db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM agentpg_agents WHERE pubkey = $1`, pubkey)
+		if err != nil {
+			return fmt.Errorf("agentpg: remove agent: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("%w: %s", agentd.ErrUnknownAgent, pubkey)
+		}
+		return notify(ctx, tx, TopicAgents)
+	})
+	return err
 }

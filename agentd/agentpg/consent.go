@@ -99,8 +99,14 @@ func (b *Consent) Update(ctx context.Context, id string, change func(*consent.Ap
 
 // PutRevoked records r, replacing the agent's earlier revocation.
 func (b *Consent) PutRevoked(ctx context.Context, r consent.Revocation) error {
-	_, err := b.db.pool.Exec(ctx, `INSERT INTO agentpg_revoked (agent, reason, at) VALUES ($1, $2, $3)
-		ON CONFLICT (agent) DO UPDATE SET reason = EXCLUDED.reason, at = EXCLUDED.at`, r.Agent, r.Reason, r.At.UnixMilli())
+	err := pgx.BeginFunc(ctx, b.db.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO agentpg_revoked (agent, reason, at) VALUES ($1, $2, $3)
+			ON CONFLICT (agent) DO UPDATE SET reason = EXCLUDED.reason, at = EXCLUDED.at`, r.Agent, r.Reason, r.At.UnixMilli())
+		if err != nil {
+			return err
+		}
+		return notify(ctx, tx, TopicRevoked)
+	})
 	if err != nil {
 		return fmt.Errorf("consent: revoke %s: %w", r.Agent, err)
 	}
@@ -109,11 +115,19 @@ func (b *Consent) PutRevoked(ctx context.Context, r consent.Revocation) error {
 
 // DeleteRevoked lifts agent's revocation.
 func (b *Consent) DeleteRevoked(ctx context.Context, agent string) (bool, error) {
-	tag, err := b.db.pool.Exec(ctx, `DELETE FROM agentpg_revoked WHERE agent = $1`, agent)
+	var was bool
+	err := pgx.BeginFunc(ctx, b.db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM agentpg_revoked WHERE agent = $1`, agent)
+		if err != nil {
+			return err
+		}
+		was = tag.RowsAffected() > 0
+		return notify(ctx, tx, TopicRevoked)
+	})
 	if err != nil {
 		return false, fmt.Errorf("consent: unrevoke %s: %w", agent, err)
 	}
-	return tag.RowsAffected() > 0, nil
+	return was, nil
 }
 
 // Revoked returns the revocations, oldest first.
