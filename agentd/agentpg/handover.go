@@ -116,6 +116,16 @@ func (h *Handover) Runs(agent string) bool {
 	return ok
 }
 
+// Lease returns the lease of agent if it runs here (held and replayed):
+// give it to NewStateSync instead of lease.Manager.Holds, so that no state
+// call runs for an agent whose replay is not finished.
+func (h *Handover) Lease(agent string) (lease.Lease, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	l, ok := h.running[agent]
+	return l, ok
+}
+
 // Running returns the agents running here, sorted (dm.Config.Agents).
 func (h *Handover) Running() []string {
 	h.mu.Lock()
