@@ -2,6 +2,7 @@ package agentpg_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -67,4 +68,42 @@ func benchTakeover(b *testing.B, docs int, again bool) {
 		ops = n
 	}
 	b.ReportMetric(float64(ops), "ops/takeover")
+}
+
+// BenchmarkStateRuntime_Update measures one state.update call of an agent:
+// on the SQLite runtime alone (embedded mode), and through StateRuntime,
+// which returns only once the call's ops are appended to the op log under
+// the agent's lease (Postgres mode).
+//
+//	go test -tags libsecp256k1 -run '^$' -bench StateRuntime_Update ./agentd/agentpg/
+func BenchmarkStateRuntime_Update(b *testing.B) {
+	ctx := context.Background()
+	in := newInstance(b, pgtest.URL(b), "a", time.Hour)
+	if _, err := in.state.Register(ctx, capNote, []byte(noteSchema)); err != nil {
+		b.Fatal(err)
+	}
+	in.lm.Add(ctx, agentX)
+	if err := in.lm.Tick(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := in.state.CallTool(ctx, callerX, state.ToolCreate, []byte(createArgs("n1", "t"))); err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name string
+		rt   interface {
+			CallTool(context.Context, state.Caller, string, json.RawMessage) (json.RawMessage, error)
+		}
+	}{{"sqlite", in.rt}, {"postgres", in.state}} {
+		b.Run(mode.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				patch := fmt.Sprintf(`{"schema_uri":%q,"id":"n1","patch":[{"op":"replace","path":"/title","value":"v%d"}]}`, noteURI, i)
+				if _, err := mode.rt.CallTool(ctx, callerX, state.ToolUpdate, []byte(patch)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
