@@ -34,7 +34,7 @@ func (m *Manager) announce(ctx context.Context) (int, error) {
 
 // shed hands back the leases held over share (Balance): the last ones by
 // agent id, reported lost first.
-func (m *Manager) shed(ctx context.Context, share int) error {
+func (m *Manager) shed(ctx, q context.Context, share int) error {
 	if !m.cfg.Balance || share <= 0 {
 		return nil
 	}
@@ -50,7 +50,7 @@ func (m *Manager) shed(ctx context.Context, share int) error {
 		return err
 	}
 	for _, l := range excess {
-		if err := m.Release(ctx, l); err != nil {
+		if err := m.Release(q, l); err != nil {
 			m.cfg.Logger.Warn("lease: hand back", "agent", l.Agent, "err", err)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // running it dies: from the death (Run cancelled, connections closed, no
 // release) at a random moment between two renewals, to the Held change on
 // the surviving instance. The goal is at most 2 x TTL; the bound by design is
-// TTL + Interval (here Interval = TTL/3). One op is one takeover.
+// TTL + Interval (here Interval = TTL/4). One op is one takeover.
 //
 //	go test -tags libsecp256k1 -run '^$' -bench Takeover -benchtime 20x ./agentd/lease/
 func BenchmarkTakeover(b *testing.B) {

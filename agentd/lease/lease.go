@@ -45,7 +45,9 @@ type Config struct {
 	Instance string
 	// TTL is how long a lease lasts without renewal; 0: DefaultTTL.
 	TTL time.Duration
-	// Interval between Run's ticks (renew held, take free); 0: TTL/3.
+	// Interval between Run's ticks (renew held, take free); 0: TTL/4.
+	// A renewal that fails fast is retried at the next tick; leases are
+	// reported lost once a renewal in time is no longer possible.
 	Interval time.Duration
 	// MaxHeld caps the leases Run takes (0: no cap), so that a second
 	// instance finds agents left to run.
@@ -67,7 +69,7 @@ func (c Config) withDefaults() Config {
 		c.TTL = DefaultTTL
 	}
 	if c.Interval <= 0 {
-		c.Interval = c.TTL / 3
+		c.Interval = c.TTL / 4
 	}
 	if c.Instance == "" {
 		c.Instance = instanceID()

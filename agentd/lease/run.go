@@ -40,17 +40,23 @@ func (m *Manager) Run(ctx context.Context) error {
 // Tick is one round of Run: announce this instance, renew, hand back what
 // is over the fair share (Balance), take free leases. Exported for tests
 // and for callers that drive their own clock; do not call it while Run runs.
+//
+// Its queries share one timeout, Interval, so that a database that hangs
+// fails the tick in time for leases to be reported lost before they
+// expire; reports wait on ctx alone.
 func (m *Manager) Tick(ctx context.Context) error {
-	share, err := m.announce(ctx)
+	q, cancel := context.WithTimeout(ctx, m.cfg.Interval)
+	defer cancel()
+	share, err := m.announce(q)
 	if err != nil { // still renew: that also reports leases past their deadline
-		return errors.Join(err, m.renewAll(ctx))
+		return errors.Join(err, m.renewAll(ctx, q))
 	}
-	return errors.Join(m.renewAll(ctx), m.shed(ctx, share), m.takeFree(ctx, share))
+	return errors.Join(m.renewAll(ctx, q), m.shed(ctx, q, share), m.takeFree(ctx, q, share))
 }
 
 // renewAll extends every held lease in one statement and reports the ones
 // that are gone (taken, released, removed) or past their local deadline.
-func (m *Manager) renewAll(ctx context.Context) error {
+func (m *Manager) renewAll(ctx, q context.Context) error {
 	m.mu.Lock()
 	agents := slices.Collect(maps.Keys(m.held))
 	m.mu.Unlock()
@@ -58,14 +64,14 @@ func (m *Manager) renewAll(ctx context.Context) error {
 		return nil
 	}
 	sent := time.Now()
-	rows, err := m.pool.Query(ctx, `UPDATE agent_leases SET expires_at = now() + $3::interval
+	rows, err := m.pool.Query(q, `UPDATE agent_leases SET expires_at = now() + $3::interval
 		WHERE holder = $1 AND agent = ANY($2) RETURNING `+leaseCols, m.cfg.Instance, agents, m.cfg.TTL)
 	var renewed []Lease
 	if err == nil {
 		renewed, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Lease, error) { return scanLease(r) })
 	}
 	if err != nil {
-		return errors.Join(fmt.Errorf("lease: renew: %w", err), m.dropOverdue(ctx, sent))
+		return errors.Join(fmt.Errorf("lease: renew: %w", err), m.dropOverdue(ctx, time.Now()))
 	}
 	return m.applyRenewals(ctx, agents, renewed, sent)
 }
@@ -94,13 +100,15 @@ func (m *Manager) applyRenewals(ctx context.Context, asked []string, renewed []L
 	return m.report(ctx, lost, false)
 }
 
-// dropOverdue reports lost the held leases whose local deadline passed
-// (the renewal failed: the database may have let another instance in).
+// dropOverdue reports lost, after a failed renewal, the held leases whose
+// local deadline falls before the next tick can have renewed them (it
+// starts within Interval and its renewal may take Interval): the database
+// may let another instance in by then.
 func (m *Manager) dropOverdue(ctx context.Context, now time.Time) error {
 	var lost []Lease
 	m.mu.Lock()
 	for a, h := range m.held {
-		if !now.Before(h.deadline) {
+		if !now.Add(2 * m.cfg.Interval).Before(h.deadline) {
 			delete(m.held, a)
 			lost = append(lost, h.Lease)
 		}
@@ -111,13 +119,13 @@ func (m *Manager) dropOverdue(ctx context.Context, now time.Time) error {
 
 // takeFree takes free and expired leases, up to MaxHeld, in one statement;
 // rows another instance is taking at the same moment are skipped.
-func (m *Manager) takeFree(ctx context.Context, share int) error {
+func (m *Manager) takeFree(ctx, q context.Context, share int) error {
 	n := m.room(share)
 	if n == 0 {
 		return nil
 	}
 	sent := time.Now()
-	rows, err := m.pool.Query(ctx, `UPDATE agent_leases
+	rows, err := m.pool.Query(q, `UPDATE agent_leases
 		SET holder = $1, holder_url = $4, epoch = nextval('agent_lease_epoch'), acquired_at = now(), expires_at = now() + $2::interval
 		WHERE agent IN (SELECT agent FROM agent_leases WHERE expires_at < now()
 			ORDER BY expires_at, agent LIMIT $3 FOR UPDATE SKIP LOCKED)
