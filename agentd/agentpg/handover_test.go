@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/agentpg"
+	"github.com/agentnode/agentnode/agentd/lease"
 	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/internal/pgtest"
 )
@@ -91,5 +92,60 @@ func TestHandover_takeoverAfterDeath(t *testing.T) {
 	}
 	if _, err := b.call(t, state.ToolUpdate, fmt.Sprintf(`{"schema_uri":%q,"id":"n1","patch":[{"op":"replace","path":"/title","value":"after"}]}`, noteURI)); err != nil {
 		t.Errorf("b writes the agent's state: %v", err)
+	}
+}
+
+// blockingDMs blocks TakeOver of "slow" until its context ends.
+type blockingDMs struct {
+	entered   chan struct{}
+	cancelled chan struct{}
+}
+
+func (b *blockingDMs) TakeOver(ctx context.Context, agent string) error {
+	if agent != "slow" {
+		return nil
+	}
+	close(b.entered)
+	<-ctx.Done()
+	close(b.cancelled)
+	return ctx.Err()
+}
+
+// TestHandover_lossDuringTakeover: a takeover under way does not hold up
+// another agent's, and losing the lease cancels it at once.
+func TestHandover_lossDuringTakeover(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	url := pgtest.URL(t)
+	m, err := lease.Open(ctx, url, lease.Config{Instance: "a", TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	dms := &blockingDMs{entered: make(chan struct{}), cancelled: make(chan struct{})}
+	h := &agentpg.Handover{Leases: m, DMs: dms}
+	done := make(chan struct{})
+	go func() { h.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	m.Add(ctx, "slow")
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-dms.entered
+	m.Add(ctx, "fast")
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "fast to run while slow's takeover is blocked", func() bool { return h.Runs("fast") })
+
+	m.Remove(ctx, "slow")
+	if err := m.Tick(ctx); err != nil { // reports slow lost
+		t.Fatal(err)
+	}
+	<-dms.cancelled
+	waitUntil(t, "slow to stop", func() bool { return !h.Runs("slow") })
+	if got := h.Running(); len(got) != 1 || got[0] != "fast" {
+		t.Errorf("Running = %v, want [fast]", got)
 	}
 }
