@@ -24,7 +24,7 @@ var _ agentd.Placement = (*lease.Manager)(nil)
 // Steps left nil are skipped.
 type Handover struct {
 	Leases *lease.Manager
-	State  *StateSync                               // ASM op log replay
+	State  *StateSync                                 // ASM op log replay
 	Daemon interface{ Reload(context.Context) error } // *agentd.Daemon
 	DMs    interface {
 		TakeOver(ctx context.Context, agent string) error
