@@ -90,9 +90,11 @@ func (b *Consent) Update(ctx context.Context, id string, change func(*consent.Ap
 			return err
 		}
 		doc, _ := json.Marshal(a)
-		_, err = tx.Exec(ctx, `UPDATE agentpg_approvals SET status = $1, doc = $2 WHERE id = $3`, string(a.Status), string(doc), id)
+		if _, err := tx.Exec(ctx, `UPDATE agentpg_approvals SET status = $1, doc = $2 WHERE id = $3`, string(a.Status), string(doc), id); err != nil {
+			return err
+		}
 		out = a
-		return err
+		return notify(ctx, tx, TopicConsent)
 	})
 	return out, err
 }

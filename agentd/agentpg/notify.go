@@ -17,6 +17,8 @@ const Channel = "agentpg_changes"
 const (
 	TopicAgents  = "agents"  // installed agents changed: agentd.Daemon.Reload
 	TopicRevoked = "revoked" // consent revocations changed: consent.Consent.Reload
+	TopicTasks   = "tasks"   // a task changed: tasks.Store.Wake
+	TopicConsent = "consent" // an approval was decided: consent.Consent.Wake
 	TopicAll     = "*"
 )
 

@@ -10,6 +10,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/agentpg"
 	"github.com/agentnode/agentnode/agentd/consent"
 	"github.com/agentnode/agentnode/agentd/recordstest"
+	"github.com/agentnode/agentnode/agentd/tasks"
 	"github.com/agentnode/agentnode/internal/pgtest"
 )
 
@@ -50,6 +51,13 @@ func TestDB_Listen(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(t, topics, agentpg.TopicRevoked)
+	if err := a.Tasks().Insert(ctx, tasks.Task{ID: "t1", Status: tasks.StatusPending}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Tasks().Update(ctx, "t1", func(*tasks.Task) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	next(t, topics, agentpg.TopicTasks)
 
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {

@@ -15,7 +15,8 @@ import (
 
 // Tasks is tasks.Backend in the database: every instance's Store sees one
 // queue; Update locks the task's row (SELECT ... FOR UPDATE), so racing
-// transitions from two instances apply one after the other.
+// transitions from two instances apply one after the other, and announces
+// the change (TopicTasks: wake the other instances' waits).
 type Tasks struct{ db *DB }
 
 var _ tasks.Backend = (*Tasks)(nil)
@@ -98,8 +99,11 @@ func (b *Tasks) Update(ctx context.Context, id string, change func(*tasks.Task) 
 		}
 		_, err = tx.Exec(ctx, `UPDATE agentpg_tasks SET status = $1, assignee = $2, deadline = $3, priority = $4, doc = $5 WHERE id = $6`,
 			string(t.Status), t.Assignee, deadlineMS(t), t.Requirements.Constraints.Priority, string(doc), id)
+		if err != nil {
+			return err
+		}
 		out = t
-		return err
+		return notify(ctx, tx, TopicTasks)
 	})
 	if err != nil {
 		return tasks.Task{}, err

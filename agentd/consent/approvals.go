@@ -161,3 +161,14 @@ func (c *Consent) poll() <-chan time.Time {
 	}
 	return time.After(c.cfg.Poll)
 }
+
+// Wake makes every Wait read its approval again: call it when a decision
+// may have been made elsewhere (another instance on a shared Backend
+// announced one).
+func (c *Consent) Wake() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		c.notify()
+	}
+}

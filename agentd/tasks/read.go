@@ -68,3 +68,16 @@ func (s *Store) poll() <-chan time.Time {
 	}
 	return time.After(s.cfg.Poll)
 }
+
+// Wake makes every Wait read its task again: call it when a change may
+// have been made elsewhere (another instance on a shared Backend announced
+// one).
+func (s *Store) Wake() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
