@@ -21,13 +21,24 @@ var _ directory.Registrations = (*Registrations)(nil)
 // directory.Config.Registrations).
 func (db *DB) Registrations() *Registrations { return &Registrations{db: db} }
 
+// exec runs one change and announces it (TopicRegistrations), in one
+// transaction.
+func (r *Registrations) exec(ctx context.Context, sql string, args ...any) error {
+	return pgx.BeginFunc(ctx, r.db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			return err
+		}
+		return notify(ctx, tx, TopicRegistrations)
+	})
+}
+
 // SetRegistered records agent's proven (un)registration.
 func (r *Registrations) SetRegistered(ctx context.Context, agent string, on bool) error {
 	q := `DELETE FROM agentpg_dir_registered WHERE agent = $1`
 	if on {
 		q = `INSERT INTO agentpg_dir_registered (agent) VALUES ($1) ON CONFLICT DO NOTHING`
 	}
-	if _, err := r.db.pool.Exec(ctx, q, agent); err != nil {
+	if err := r.exec(ctx, q, agent); err != nil {
 		return fmt.Errorf("agentpg: directory registration: %w", err)
 	}
 	return nil
@@ -39,7 +50,7 @@ func (r *Registrations) PutClaim(ctx context.Context, c directory.StoredClaim) e
 	if err != nil {
 		return fmt.Errorf("agentpg: encode claim: %w", err)
 	}
-	_, err = r.db.pool.Exec(ctx, `INSERT INTO agentpg_dir_claims (key, claim, status, at) VALUES ($1, $2, $3, $4)
+	err = r.exec(ctx, `INSERT INTO agentpg_dir_claims (key, claim, status, at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (key) DO UPDATE SET claim = EXCLUDED.claim, status = EXCLUDED.status, at = EXCLUDED.at`,
 		c.Key, string(doc), c.Status, c.At.UnixMilli())
 	if err != nil {
@@ -50,7 +61,7 @@ func (r *Registrations) PutClaim(ctx context.Context, c directory.StoredClaim) e
 
 // DeleteClaim forgets the claim with key.
 func (r *Registrations) DeleteClaim(ctx context.Context, key string) error {
-	if _, err := r.db.pool.Exec(ctx, `DELETE FROM agentpg_dir_claims WHERE key = $1`, key); err != nil {
+	if err := r.exec(ctx, `DELETE FROM agentpg_dir_claims WHERE key = $1`, key); err != nil {
 		return fmt.Errorf("agentpg: delete claim: %w", err)
 	}
 	return nil

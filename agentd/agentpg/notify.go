@@ -19,7 +19,10 @@ const (
 	TopicRevoked = "revoked" // consent revocations changed: consent.Consent.Reload
 	TopicTasks   = "tasks"   // a task changed: tasks.Store.Wake
 	TopicConsent = "consent" // an approval was decided: consent.Consent.Wake
-	TopicAll     = "*"
+	// TopicRegistrations: directory registrations or claims changed:
+	// directory.Directory.ReloadRegistrations.
+	TopicRegistrations = "registrations"
+	TopicAll           = "*"
 )
 
 // notify announces topic after the caller's transaction tx commits.

@@ -58,6 +58,10 @@ func TestDB_Listen(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(t, topics, agentpg.TopicTasks)
+	if err := a.Registrations().SetRegistered(ctx, "ab", true); err != nil {
+		t.Fatal(err)
+	}
+	next(t, topics, agentpg.TopicRegistrations)
 
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {

@@ -30,6 +30,7 @@ type Directory struct {
 	byOwner    map[string]map[string]bool               // owner -> agents whose profile names it
 	byDef      map[string]map[string]bool               // definition id -> agents running it
 	byCap      map[string]map[string]*entry             // lower-case capability -> agents offering it
+	stored     map[string]bool                          // registered with proof, per Config.Registrations (last read)
 
 	queue  inbox
 	stats  counters

@@ -116,11 +116,16 @@ func compareStrings(a, b string) int {
 // no context (RegisterClaim, HeartbeatClaim).
 const persistTimeout = 10 * time.Second
 
-// restore applies Config.Registrations after the events are loaded: the
-// registered flag of agents known from events, and the claims (a claim of
-// a pubkey now known from signed events is dropped, as RegisterClaim
-// would refuse it).
-func (d *Directory) restore(ctx context.Context) error {
+// restore applies Config.Registrations after the events are loaded.
+func (d *Directory) restore(ctx context.Context) error { return d.ReloadRegistrations(ctx) }
+
+// ReloadRegistrations makes the index agree with Config.Registrations
+// (another instance sharing them registered, unregistered or claimed):
+// the registered flag of agents known from events is the stored one; the
+// claims are the stored ones (a claim of a pubkey known from signed events
+// is dropped, as RegisterClaim would refuse it). Load calls it; without
+// Config.Registrations it does nothing.
+func (d *Directory) ReloadRegistrations(ctx context.Context) error {
 	if d.cfg.Registrations == nil {
 		return nil
 	}
@@ -130,7 +135,30 @@ func (d *Directory) restore(ctx context.Context) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.applyStoredClaims(claims)
+	registered := map[string]bool{}
+	for _, a := range reg {
+		registered[a] = true
+	}
+	d.stored = registered // heartbeats ingested later know it too
+	for key, e := range d.agents {
+		if e.claim != nil || e.registered == registered[key] {
+			continue
+		}
+		e.registered = registered[key]
+		if e.registered {
+			d.dropClaim(key)
+		}
+		d.refresh(e)
+	}
+	return nil
+}
+
+// applyStoredClaims makes the claims in the index the stored ones.
+func (d *Directory) applyStoredClaims(claims []StoredClaim) {
+	stored := map[string]bool{}
 	for _, c := range claims {
+		stored[c.Key] = true
 		e := d.entryFor(c.Key)
 		e.claim = &claimState{id: c.Claim.ID, reason: c.Claim.reason(), claim: c.Claim}
 		e.card = c.Claim.card()
@@ -138,14 +166,14 @@ func (d *Directory) restore(ctx context.Context) error {
 		e.registered = true
 		d.refresh(e)
 	}
-	for _, a := range reg {
-		if e := d.agents[a]; e != nil && e.known() {
-			e.registered = true
-			d.dropClaim(a)
-			d.refresh(e)
+	for key, e := range d.agents {
+		if e.claim != nil && !stored[key] {
+			old := e.caps
+			e.caps = nil
+			d.reindexCaps(e, old)
+			delete(d.agents, key)
 		}
 	}
-	return nil
 }
 
 // claimBeat is the heartbeat a claim's status at a time stands for.

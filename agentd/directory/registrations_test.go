@@ -47,4 +47,40 @@ func TestDirectory_restoresRegistrations(t *testing.T) {
 	if got.Status != want.Status || got.Available != want.Available {
 		t.Errorf("claim on b %+v differs from a's %+v", got, want)
 	}
+
+	// Changes through a reach b when it reloads: an unregistration, and a
+	// claim replaced by a proven registration of the same key.
+	env.clk.Advance(time.Second)
+	if err := a.Unregister(ctx, k.pk, proof(t, k, "offline", env.clk.Now(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	k2 := newKey(t)
+	if _, err := a.RegisterClaim(directory.Claim{ID: k2.pk, Name: "Claimed"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReloadRegistrations(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := b.Get(k.pk); got.Registered {
+		t.Errorf("b still lists %s as registered after a unregistered it", k.pk)
+	}
+	if got, ok := b.Get(k2.pk); !ok || got.Unverified == "" {
+		t.Errorf("b lacks the claim of %s: %+v", k2.pk, got)
+	}
+	if _, err := a.Register(ctx, proof(t, k2, "active", env.clk.Now(), card(k2.pk))); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReloadRegistrations(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; { // b ingests k2's heartbeat in the background
+		got, ok := b.Get(k2.pk)
+		if ok && got.Registered && got.Unverified == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("b after k2's proven registration: %+v (found %v), want registered and verified", got, ok)
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval, not synchronisation
+	}
 }
