@@ -192,3 +192,36 @@ func TestStateSync_takeoverResumes(t *testing.T) {
 		t.Errorf("third takeover with nothing new applied %d ops, %v", n, err)
 	}
 }
+
+// TestStateSync_dropsOpsOfAgentsNotHeld: ops logged for an agent this
+// instance does not hold (a call that began before the lease was lost)
+// are not appended by whichever Flush finds them, and Dropped says so,
+// which is what fails that call.
+func TestStateSync_dropsOpsOfAgentsNotHeld(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	a := newInstance(t, url, "a", time.Hour)
+	a.state.Register(ctx, capNote, []byte(noteSchema))
+	a.lm.Add(ctx, agentX)
+	a.lm.Tick(ctx)
+	other := state.CallerFromACP("a2", ownerX, capNote, "sc:note", state.AllVerbs)
+	if _, err := a.rt.CallTool(ctx, other, state.ToolCreate, []byte(createArgs("o1", "not held"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.call(t, state.ToolCreate, createArgs("n1", "held")); err != nil {
+		t.Fatalf("the held agent's call: %v", err)
+	}
+	if n := a.sync.Dropped("a2"); n == 0 {
+		t.Error("Dropped(a2) = 0: the ops of the agent not held were not reported")
+	}
+	if n := a.sync.Dropped(agentX); n != 0 {
+		t.Errorf("Dropped(%s) = %d, want 0", agentX, n)
+	}
+	c := newInstance(t, url, "c", time.Hour)
+	if _, err := c.sync.Takeover(ctx, "a2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.rt.CallTool(ctx, other, state.ToolGet, []byte(fmt.Sprintf(`{"schema_uri":%q,"id":"o1"}`, noteURI))); err == nil {
+		t.Error("the op of the agent not held reached the op log")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/lease"
@@ -30,11 +29,12 @@ func (r *StateRuntime) CallTool(ctx context.Context, c state.Caller, name string
 	if err := r.held(c.Agent); err != nil {
 		return nil, err
 	}
+	gen := r.Sync.Dropped(c.Agent)
 	out, err := r.Inner.CallTool(ctx, c, name, args)
 	if err != nil {
 		return nil, err
 	}
-	return out, r.flush(ctx, c.Agent)
+	return out, r.flush(ctx, c.Agent, gen)
 }
 
 // AppendConversation appends to c's conversation log, then flushes.
@@ -42,11 +42,12 @@ func (r *StateRuntime) AppendConversation(ctx context.Context, c state.Caller, r
 	if err := r.held(c.Agent); err != nil {
 		return nil, err
 	}
+	gen := r.Sync.Dropped(c.Agent)
 	doc, err := r.Inner.AppendConversation(ctx, c, role, content)
 	if err != nil {
 		return nil, err
 	}
-	return doc, r.flush(ctx, c.Agent)
+	return doc, r.flush(ctx, c.Agent, gen)
 }
 
 // Register registers the schema and records it in the database.
@@ -68,13 +69,14 @@ func (r *StateRuntime) held(agent string) error {
 	return nil
 }
 
-// flush appends the new ops; agent's being dropped is an error.
-func (r *StateRuntime) flush(ctx context.Context, agent string) error {
-	lost, err := r.Sync.Flush(ctx)
-	if err != nil {
+// flush appends the new ops. Ops of agent dropped since gen (by this
+// Flush or a concurrent call's, which may have shipped this call's ops)
+// make the call fail: its write may not be durable.
+func (r *StateRuntime) flush(ctx context.Context, agent string, gen uint64) error {
+	if _, err := r.Sync.Flush(ctx); err != nil {
 		return fmt.Errorf("agentpg: state not durable: %w", err)
 	}
-	if agent != "" && slices.Contains(lost, agent) {
+	if agent != "" && r.Sync.Dropped(agent) != gen {
 		return fmt.Errorf("%w: agent %s: the write is not durable", lease.ErrLost, agent)
 	}
 	return nil

@@ -43,8 +43,9 @@ type StateSync struct {
 	leases   func(agent string) (lease.Lease, bool)
 	logger   *slog.Logger
 
-	mu     sync.Mutex
-	cursor map[string]int64 // namespace -> local seq shipped up to
+	mu      sync.Mutex
+	cursor  map[string]int64  // namespace -> local seq shipped up to
+	dropped map[string]uint64 // agent -> how many times its ops were dropped
 }
 
 // flushPage is how many ops Flush reads per namespace per round.
@@ -57,7 +58,7 @@ func (db *DB) NewStateSync(st StateStore, replica string, register SchemaRegistr
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &StateSync{log: db.OpLog(), st: st, replica: replica, register: register, leases: leases, logger: logger, cursor: map[string]int64{}}
+	return &StateSync{log: db.OpLog(), st: st, replica: replica, register: register, leases: leases, logger: logger, cursor: map[string]int64{}, dropped: map[string]uint64{}}
 }
 
 // cursorKey is where a namespace's cursor lives in the store's settings.
@@ -140,6 +141,7 @@ func (s *StateSync) ship(ctx context.Context, envs []store.Envelope) (lost []str
 		if errors.Is(err, lease.ErrLost) {
 			s.logger.Warn("agentpg: ops of an agent this instance does not hold are not durable", "agent", agent, "ops", len(byAgent[agent]))
 			lost = append(lost, agent)
+			s.dropped[agent]++
 			continue
 		}
 		if err != nil {
@@ -158,6 +160,15 @@ func (s *StateSync) appendAgent(ctx context.Context, agent string, envs []store.
 		return fmt.Errorf("%w: %s is not held here", lease.ErrLost, agent)
 	}
 	return s.log.Append(ctx, &l, envs)
+}
+
+// Dropped counts the times ops of agent were dropped by a Flush (its lease
+// was lost). A call compares it before and after its own Flush: another
+// call's Flush may have shipped, or dropped, its ops.
+func (s *StateSync) Dropped(agent string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropped[agent]
 }
 
 // replayPage is how many ops Takeover applies per round.
