@@ -179,6 +179,7 @@ func (d *Daemon) Remove(ctx context.Context, agent string, retract bool) (Remove
 	}
 	d.live.drop(a.PubKey)
 	d.changed()
+	d.place(ctx, a.PubKey, false)
 	if err := d.keys.Delete(a.PubKey); err != nil {
 		d.log.Error("agent removed but its key file could not be deleted", "agent", a.PubKey, "err", err)
 	}

@@ -1,18 +1,17 @@
 package agentd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/agentnode/agentnode/agentd/internal/atomicfile"
 	"github.com/agentnode/agentnode/capabilities/acp"
 )
 
@@ -57,7 +56,7 @@ const capsVersion = 1
 // changes to the caps files and caches parsed packages, per-agent routers
 // and chat histories. Its maps are guarded by mu.
 type capsState struct {
-	dir string // <data>/agents
+	files AgentFiles // <data>/agents/<agent>/... unless Config.Files
 
 	write sync.Mutex // serialises caps.json changes (never held across model calls)
 
@@ -68,12 +67,35 @@ type capsState struct {
 }
 
 func newCapsState(cfg Config) *capsState {
-	return &capsState{dir: filepath.Join(cfg.DataDir, "agents"), packages: map[string]*acp.Package{},
+	files := cfg.Files
+	if files == nil {
+		files = DirFiles{Dir: filepath.Join(cfg.DataDir, "agents")}
+	}
+	return &capsState{files: files, packages: map[string]*acp.Package{},
 		lists: map[string][]InstalledCap{}, chat: newChatState()}
 }
 
-// agentDir is <data>/agents/<agent>.
-func (s *capsState) agentDir(agent string) string { return filepath.Join(s.dir, agent) }
+// filesTimeout bounds one agent-file operation (the callers pass no context).
+const filesTimeout = 30 * time.Second
+
+func filesCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), filesTimeout)
+}
+
+// invalidate forgets the cached lists and routers (another instance may
+// have changed the agents' capabilities).
+func (s *capsState) invalidate() {
+	s.mu.Lock()
+	agents := make([]string, 0, len(s.lists))
+	for a := range s.lists {
+		agents = append(agents, a)
+	}
+	clear(s.lists)
+	s.mu.Unlock()
+	for _, a := range agents {
+		s.chat.dropRouter(a)
+	}
+}
 
 // forget drops a removed agent's capabilities: its directory (caps.json and
 // the cached packages), its cached list and its router. Its state stays in
@@ -85,7 +107,9 @@ func (s *capsState) forget(agent string) error {
 	delete(s.lists, agent)
 	s.mu.Unlock()
 	s.chat.dropRouter(agent)
-	return os.RemoveAll(s.agentDir(agent))
+	ctx, cancel := filesCtx()
+	defer cancel()
+	return s.files.RemoveAll(ctx, agent)
 }
 
 // load returns an agent's installed capabilities (a copy the caller may
@@ -110,8 +134,10 @@ func (s *capsState) load(agent string) ([]InstalledCap, error) {
 
 // read reads an agent's caps.json.
 func (s *capsState) read(agent string) ([]InstalledCap, error) {
-	path := filepath.Join(s.agentDir(agent), "caps.json")
-	b, err := os.ReadFile(path)
+	path := agent + "/caps.json"
+	ctx, cancel := filesCtx()
+	defer cancel()
+	b, err := s.files.Read(ctx, agent, "caps.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return []InstalledCap{}, nil
 	}
@@ -133,14 +159,13 @@ func (s *capsState) read(agent string) ([]InstalledCap, error) {
 
 // save writes an agent's caps.json atomically (0600).
 func (s *capsState) save(agent string, caps []InstalledCap) error {
-	if err := os.MkdirAll(filepath.Join(s.agentDir(agent), "caps"), 0o700); err != nil {
-		return fmt.Errorf("agentd: %w", err)
-	}
 	b, err := json.MarshalIndent(capsFile{Version: capsVersion, Caps: caps}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("agentd: encode caps: %w", err)
 	}
-	if err := atomicfile.Write(filepath.Join(s.agentDir(agent), "caps.json"), append(b, '\n'), 0o600); err != nil {
+	ctx, cancel := filesCtx()
+	defer cancel()
+	if err := s.files.Write(ctx, agent, "caps.json", append(b, '\n')); err != nil {
 		return fmt.Errorf("agentd: write caps: %w", err)
 	}
 	s.mu.Lock()
@@ -162,11 +187,10 @@ func cloneCaps(list []InstalledCap) []InstalledCap {
 // cacheFile writes the package file under the agent's caps directory and
 // returns its path relative to the agent's directory.
 func (s *capsState) cacheFile(agent, name, version string, raw []byte) (string, error) {
-	rel := filepath.Join("caps", name+"@"+version+".acp.yaml")
-	if err := os.MkdirAll(filepath.Join(s.agentDir(agent), "caps"), 0o700); err != nil {
-		return "", fmt.Errorf("agentd: %w", err)
-	}
-	if err := atomicfile.Write(filepath.Join(s.agentDir(agent), rel), raw, 0o600); err != nil {
+	rel := "caps/" + name + "@" + version + ".acp.yaml"
+	ctx, cancel := filesCtx()
+	defer cancel()
+	if err := s.files.Write(ctx, agent, rel, raw); err != nil {
 		return "", fmt.Errorf("agentd: cache package: %w", err)
 	}
 	return rel, nil
@@ -174,8 +198,9 @@ func (s *capsState) cacheFile(agent, name, version string, raw []byte) (string, 
 
 // dropFile removes a cached package file (a missing one is fine).
 func (s *capsState) dropFile(agent, rel string) error {
-	err := os.Remove(filepath.Join(s.agentDir(agent), rel))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	ctx, cancel := filesCtx()
+	defer cancel()
+	if err := s.files.Remove(ctx, agent, filepath.ToSlash(rel)); err != nil {
 		return fmt.Errorf("agentd: %w", err)
 	}
 	return nil
@@ -186,7 +211,9 @@ func (s *capsState) readFile(agent, rel string) ([]byte, error) {
 	if rel == "" || strings.Contains(rel, "..") {
 		return nil, fmt.Errorf("agentd: bad cached package path %q", rel)
 	}
-	b, err := os.ReadFile(filepath.Join(s.agentDir(agent), rel))
+	ctx, cancel := filesCtx()
+	defer cancel()
+	b, err := s.files.Read(ctx, agent, filepath.ToSlash(rel))
 	if err != nil {
 		return nil, fmt.Errorf("agentd: read cached package: %w", err)
 	}

@@ -53,6 +53,25 @@ type Config struct {
 	Passphrase string
 	// KeyLogN is the NIP-49 scrypt cost (0: keystore.DefaultLogN).
 	KeyLogN uint8
+	// Keys, when set, holds the agents' keys instead of the key files in
+	// DataDir/agents (a database several instances share: agentd/agentpg;
+	// it applies Passphrase and KeyLogN itself).
+	Keys keystore.Keys
+	// Records, when set, holds the installed agents instead of
+	// DataDir/agents/agents.json (agentd/agentpg). The daemon keeps a copy;
+	// Reload reads it again.
+	Records Records
+	// Files, when set, holds the agents' capability files (caps.json and
+	// cached packages) instead of DataDir/agents/<agent>/ (agentd/agentpg).
+	Files AgentFiles
+	// Placement, when set, is told about every install and removal, so
+	// that the agent gets (or loses) its lease among instances sharing a
+	// database (*lease.Manager satisfies it). Its errors are logged: serve
+	// adds every installed agent again at start (Add is idempotent).
+	Placement Placement
+	// Token, when set, is the HTTP API token instead of the one in
+	// DataDir/agents/api.token (instances sharing a database share it).
+	Token string
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
 	// State is the Agent State Model runtime (*state.Runtime satisfies
@@ -96,7 +115,7 @@ type Daemon struct {
 	cfg    Config
 	log    *slog.Logger
 	store  Store
-	keys   *keystore.Store
+	keys   keystore.Keys
 	policy *lessons.Policy
 	token  string
 
@@ -131,7 +150,7 @@ func Open(ctx context.Context, cfg Config) (*Daemon, error) {
 	if d.policy, err = lessons.NewPolicy(cfg.Trust); err != nil {
 		return nil, fmt.Errorf("agentd: trust: %w", err)
 	}
-	if err := d.openFiles(); err != nil {
+	if err := d.openFiles(ctx); err != nil {
 		return nil, err
 	}
 	agents := d.reg.list()
@@ -141,22 +160,30 @@ func Open(ctx context.Context, cfg Config) (*Daemon, error) {
 	if cfg.Notifier != nil {
 		d.unhook = cfg.Notifier.OnStored(d.onStored)
 	}
-	d.log.Info("agent daemon opened", "agents", len(agents), "dir", d.keys.Dir(), "encrypted_keys", d.keys.Encrypts(), "trust", d.policy.String())
+	d.log.Info("agent daemon opened", "agents", len(agents), "data", d.cfg.DataDir, "encrypted_keys", d.keys.Encrypts(), "trust", d.policy.String())
 	return d, nil
 }
 
-// openFiles opens the keystore, the registry and the API token, and reads
-// every registered agent's key once.
-func (d *Daemon) openFiles() error {
+// openFiles opens the keystore, the registry and the API token (the
+// files in DataDir/agents unless Config gives them), and reads every
+// registered agent's key once.
+func (d *Daemon) openFiles(ctx context.Context) error {
 	dir := filepath.Join(d.cfg.DataDir, "agents")
 	if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("agentd: %w", err)
 	}
 	var err error
-	if d.keys, err = keystore.Open(dir, keystore.Options{Passphrase: d.cfg.Passphrase, LogN: d.cfg.KeyLogN}); err != nil {
-		return err
+	if d.keys = d.cfg.Keys; d.keys == nil {
+		if d.keys, err = keystore.Open(dir, keystore.Options{Passphrase: d.cfg.Passphrase, LogN: d.cfg.KeyLogN}); err != nil {
+			return err
+		}
 	}
-	if d.reg, err = loadRegistry(filepath.Join(dir, "agents.json")); err != nil {
+	if d.cfg.Records != nil {
+		d.reg, err = loadRecords(ctx, d.cfg.Records)
+	} else {
+		d.reg, err = loadRegistry(filepath.Join(dir, "agents.json"))
+	}
+	if err != nil {
 		return err
 	}
 	for _, a := range d.reg.agents {
@@ -164,7 +191,9 @@ func (d *Daemon) openFiles() error {
 			return fmt.Errorf("agentd: agent %s (%s): %w", a.Name, a.PubKey, err)
 		}
 	}
-	d.token, err = loadOrCreateToken(TokenPath(d.cfg.DataDir))
+	if d.token = d.cfg.Token; d.token == "" {
+		d.token, err = loadOrCreateToken(TokenPath(d.cfg.DataDir))
+	}
 	return err
 }
 

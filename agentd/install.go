@@ -70,6 +70,7 @@ func (d *Daemon) Install(ctx context.Context, req InstallRequest) (Installed, er
 		d.live.queueUpgrade(a.PubKey)
 	}
 	d.changed()
+	d.place(ctx, a.PubKey, true)
 	d.log.Info("agent installed", "agent", a.PubKey, "name", a.Name, "definition", a.DefinitionID, "owner", a.Owner)
 	return installed(a, true, profile), nil
 }

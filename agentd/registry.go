@@ -55,8 +55,9 @@ const registryVersion = 1
 // registry is the set of installed agents, persisted atomically on every
 // change. Its methods are not safe for concurrent use: the Daemon locks.
 type registry struct {
-	path   string
-	agents []Agent // in install order
+	path    string
+	records Records // when set, the backing instead of path (see loadRecords)
+	agents  []Agent // in install order
 }
 
 // loadRegistry reads path; a missing file is an empty registry.
@@ -145,6 +146,9 @@ func (r *registry) find(defID, owner, name string) (Agent, bool) {
 // put adds a or replaces the agent with a's pubkey, then saves. On a save
 // failure the change is undone.
 func (r *registry) put(a Agent) error {
+	if r.records != nil {
+		return r.putRecord(a)
+	}
 	old := slices.Clone(r.agents)
 	if i := r.index(a.PubKey); i >= 0 {
 		r.agents[i] = a.clone()
@@ -160,6 +164,9 @@ func (r *registry) put(a Agent) error {
 
 // remove drops the agent with pubkey, then saves.
 func (r *registry) remove(pubkey string) error {
+	if r.records != nil {
+		return r.removeRecord(pubkey)
+	}
 	old := slices.Clone(r.agents)
 	r.agents = slices.DeleteFunc(r.agents, func(a Agent) bool { return a.PubKey == pubkey })
 	if err := r.save(); err != nil {

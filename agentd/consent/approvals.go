@@ -2,9 +2,6 @@ package consent
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -83,9 +80,8 @@ func (c *Consent) Ask(ctx context.Context, req Request) (Approval, error) {
 	if c.closed {
 		return Approval{}, ErrClosed
 	}
-	doc, _ := json.Marshal(a)
-	if _, err := c.db.ExecContext(ctx, `INSERT INTO approvals(id, status, created, doc) VALUES(?,?,?,?)`, a.ID, a.Status, a.Created.UnixMilli(), doc); err != nil {
-		return Approval{}, fmt.Errorf("consent: record approval: %w", err)
+	if err := c.b.Insert(ctx, a); err != nil {
+		return Approval{}, err
 	}
 	c.notify()
 	return a, nil
@@ -93,41 +89,12 @@ func (c *Consent) Ask(ctx context.Context, req Request) (Approval, error) {
 
 // Get returns approval id, or an error wrapping ErrNotFound.
 func (c *Consent) Get(ctx context.Context, id string) (Approval, error) {
-	var doc string
-	err := c.db.QueryRowContext(ctx, `SELECT doc FROM approvals WHERE id=?`, id).Scan(&doc)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Approval{}, fmt.Errorf("%w: %s", ErrNotFound, id)
-	}
-	if err != nil {
-		return Approval{}, fmt.Errorf("consent: get %s: %w", id, err)
-	}
-	var a Approval
-	if err := json.Unmarshal([]byte(doc), &a); err != nil {
-		return Approval{}, fmt.Errorf("consent: decode %s: %w", id, err)
-	}
-	return a, nil
+	return c.b.Get(ctx, id)
 }
 
 // List returns the approvals with status (""= all), oldest first.
 func (c *Consent) List(ctx context.Context, status Status) ([]Approval, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT doc FROM approvals WHERE ?='' OR status=? ORDER BY created, rowid`, status, status) // rowid: asking order within one millisecond (ids are random)
-	if err != nil {
-		return nil, fmt.Errorf("consent: list: %w", err)
-	}
-	defer rows.Close()
-	out := []Approval{}
-	for rows.Next() {
-		var doc string
-		var a Approval
-		if err := rows.Scan(&doc); err != nil {
-			return nil, fmt.Errorf("consent: list: %w", err)
-		}
-		if err := json.Unmarshal([]byte(doc), &a); err != nil {
-			return nil, fmt.Errorf("consent: decode: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return c.b.List(ctx, status)
 }
 
 // Approve approves pending approval id.
@@ -146,17 +113,16 @@ func (c *Consent) decide(ctx context.Context, id string, to Status, reason strin
 	if c.closed {
 		return Approval{}, ErrClosed
 	}
-	a, err := c.Get(ctx, id)
+	now := c.cfg.Now().UTC()
+	a, err := c.b.Update(ctx, id, func(a *Approval) error {
+		if a.Status != StatusPending {
+			return fmt.Errorf("%w: %s is %s", ErrDecided, id, a.Status)
+		}
+		a.Status, a.Reason, a.Decided = to, reason, now
+		return nil
+	})
 	if err != nil {
-		return Approval{}, err
-	}
-	if a.Status != StatusPending {
-		return a, fmt.Errorf("%w: %s is %s", ErrDecided, id, a.Status)
-	}
-	a.Status, a.Reason, a.Decided = to, reason, c.cfg.Now().UTC()
-	doc, _ := json.Marshal(a)
-	if _, err := c.db.ExecContext(ctx, `UPDATE approvals SET status=?, doc=? WHERE id=?`, a.Status, doc, id); err != nil {
-		return Approval{}, fmt.Errorf("consent: decide %s: %w", id, err)
+		return a, err
 	}
 	c.notify()
 	return a, nil
@@ -181,8 +147,28 @@ func (c *Consent) Wait(ctx context.Context, id string) error {
 		}
 		select {
 		case <-ch:
+		case <-c.poll():
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// poll fires after Config.Poll, or never when it is 0.
+func (c *Consent) poll() <-chan time.Time {
+	if c.cfg.Poll <= 0 {
+		return nil
+	}
+	return time.After(c.cfg.Poll)
+}
+
+// Wake makes every Wait read its approval again: call it when a decision
+// may have been made elsewhere (another instance on a shared Backend
+// announced one).
+func (c *Consent) Wake() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		c.notify()
 	}
 }

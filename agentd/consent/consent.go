@@ -3,13 +3,10 @@ package consent
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/agentnode/agentnode/agentd/internal/sqlitedb"
 )
 
 // Config configures a Consent store. Only Path is required.
@@ -20,45 +17,45 @@ type Config struct {
 	Now func() time.Time
 	// NewID makes approval ids; nil: 8 random bytes in hex.
 	NewID func() string
+	// Backend, when set, replaces the file at Path (a database several
+	// instances share: agentd/agentpg); Close closes it.
+	Backend Backend
+	// Poll, when > 0, makes Wait read the approval again at least this
+	// often (decisions made through another instance wake no one here).
+	Poll time.Duration
+	// Refresh, when > 0, makes Revoked re-read the revoked list when its
+	// copy is older than this (revocations made through another instance).
+	Refresh time.Duration
 }
 
 // Consent holds the policy, the approvals and the revoked agents. It is
 // safe for concurrent use; Revoked is answered from memory.
 type Consent struct {
-	db  *sql.DB
+	b   Backend
 	cfg Config
 
-	mu      sync.Mutex // writes, revoked, changed, closed
+	mu      sync.Mutex // writes, revoked, loaded, changed, closed
 	revoked map[string]bool
+	loaded  time.Time // when revoked was read
 	changed chan struct{}
 	closed  bool
 }
 
-const ddl = `CREATE TABLE IF NOT EXISTS approvals (
-	id      TEXT PRIMARY KEY,
-	status  TEXT NOT NULL,
-	created INTEGER NOT NULL, -- unix ms
-	doc     TEXT NOT NULL     -- the Approval as JSON
-);
-CREATE TABLE IF NOT EXISTS revoked (
-	agent  TEXT PRIMARY KEY,
-	reason TEXT NOT NULL DEFAULT '',
-	at     INTEGER NOT NULL   -- unix ms
-);`
-
 // Open opens (creating if needed) the consent file and loads the revoked list.
 func Open(ctx context.Context, cfg Config) (*Consent, error) {
-	if cfg.Path == "" {
-		return nil, fmt.Errorf("consent: Config.Path is required")
+	b := cfg.Backend
+	if b == nil {
+		if cfg.Path == "" {
+			return nil, fmt.Errorf("consent: Config.Path or Config.Backend is required")
+		}
+		var err error
+		if b, err = OpenSQLite(ctx, cfg.Path); err != nil {
+			return nil, err
+		}
 	}
-	cfg = withDefaults(cfg)
-	db, err := sqlitedb.Open(ctx, cfg.Path, ddl)
-	if err != nil {
-		return nil, fmt.Errorf("consent: %w", err)
-	}
-	c := &Consent{db: db, cfg: cfg, revoked: map[string]bool{}, changed: make(chan struct{})}
-	if err := c.init(ctx); err != nil {
-		db.Close()
+	c := &Consent{b: b, cfg: withDefaults(cfg), revoked: map[string]bool{}, changed: make(chan struct{})}
+	if err := c.Reload(ctx); err != nil {
+		b.Close()
 		return nil, err
 	}
 	return c, nil
@@ -81,14 +78,20 @@ func withDefaults(cfg Config) Config {
 	return cfg
 }
 
-func (c *Consent) init(ctx context.Context) error {
+// Reload reads the revoked list again (Revoked answers from this copy).
+func (c *Consent) Reload(ctx context.Context) error {
+	now := c.cfg.Now()
 	list, err := c.RevokedList(ctx)
 	if err != nil {
 		return err
 	}
+	revoked := make(map[string]bool, len(list))
 	for _, r := range list {
-		c.revoked[r.Agent] = true
+		revoked[r.Agent] = true
 	}
+	c.mu.Lock()
+	c.revoked, c.loaded = revoked, now
+	c.mu.Unlock()
 	return nil
 }
 
@@ -107,7 +110,7 @@ func (c *Consent) Close() error {
 	}
 	c.closed = true
 	close(c.changed)
-	return c.db.Close()
+	return c.b.Close()
 }
 
 // notify wakes the waiters. Call with c.mu held.

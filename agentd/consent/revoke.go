@@ -36,8 +36,18 @@ func AgentID(s string) (string, error) {
 	return s, nil
 }
 
-// Revoked reports whether agent (hex) is revoked. It reads memory only.
+// Revoked reports whether agent (hex) is revoked. It reads memory only,
+// unless Config.Refresh is set and the copy is older than that: then it
+// reads the list again first (keeping the copy if that fails).
 func (c *Consent) Revoked(agent string) bool {
+	c.mu.Lock()
+	stale := c.cfg.Refresh > 0 && c.cfg.Now().Sub(c.loaded) >= c.cfg.Refresh
+	c.mu.Unlock()
+	if stale {
+		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Refresh)
+		_ = c.Reload(ctx)
+		cancel()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.revoked[strings.ToLower(agent)]
@@ -56,9 +66,8 @@ func (c *Consent) Revoke(ctx context.Context, agent, reason string) (Revocation,
 	if c.closed {
 		return Revocation{}, ErrClosed
 	}
-	if _, err := c.db.ExecContext(ctx, `INSERT INTO revoked(agent, reason, at) VALUES(?,?,?) ON CONFLICT(agent) DO UPDATE SET reason=excluded.reason, at=excluded.at`,
-		r.Agent, r.Reason, r.At.UnixMilli()); err != nil {
-		return Revocation{}, fmt.Errorf("consent: revoke %s: %w", id, err)
+	if err := c.b.PutRevoked(ctx, r); err != nil {
+		return Revocation{}, err
 	}
 	c.revoked[id] = true
 	c.notify()
@@ -76,32 +85,16 @@ func (c *Consent) Unrevoke(ctx context.Context, agent string) (bool, error) {
 	if c.closed {
 		return false, ErrClosed
 	}
-	res, err := c.db.ExecContext(ctx, `DELETE FROM revoked WHERE agent=?`, id)
+	was, err := c.b.DeleteRevoked(ctx, id)
 	if err != nil {
-		return false, fmt.Errorf("consent: unrevoke %s: %w", id, err)
+		return false, err
 	}
-	n, _ := res.RowsAffected()
 	delete(c.revoked, id)
 	c.notify()
-	return n > 0, nil
+	return was, nil
 }
 
 // RevokedList returns the revoked agents, oldest revocation first.
 func (c *Consent) RevokedList(ctx context.Context) ([]Revocation, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT agent, reason, at FROM revoked ORDER BY at, agent`)
-	if err != nil {
-		return nil, fmt.Errorf("consent: revoked list: %w", err)
-	}
-	defer rows.Close()
-	out := []Revocation{}
-	for rows.Next() {
-		var r Revocation
-		var at int64
-		if err := rows.Scan(&r.Agent, &r.Reason, &at); err != nil {
-			return nil, fmt.Errorf("consent: revoked list: %w", err)
-		}
-		r.At = time.UnixMilli(at).UTC()
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return c.b.Revoked(ctx)
 }

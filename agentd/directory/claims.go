@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nbd-wtf/go-nostr"
-
 	"github.com/agentnode/agentnode/events"
 )
 
@@ -51,6 +49,7 @@ type Claim struct {
 type claimState struct {
 	id     string // as registered
 	reason string
+	claim  Claim // as registered (for Registrations)
 }
 
 // reason says why the entry is unverified.
@@ -84,21 +83,36 @@ func (d *Directory) RegisterClaim(c Claim) (Agent, error) {
 	case len(id) > MaxClaimIDLen:
 		return Agent{}, fmt.Errorf("directory: %w: agent.id is longer than %d bytes", ErrBadClaim, MaxClaimIDLen)
 	}
+	c.ID = id
+	a, err := d.registerClaim(c)
+	if err != nil {
+		return Agent{}, err
+	}
+	return a, d.persistClaim(claimKey(id), c, events.StatusActive, d.cfg.Now())
+}
+
+// registerClaim is RegisterClaim's change to the index.
+func (d *Directory) registerClaim(c Claim) (Agent, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if hex, err := events.ParsePubKey(id); err == nil && d.agents[hex] != nil && d.agents[hex].known() {
+	if hex, err := events.ParsePubKey(c.ID); err == nil && d.agents[hex] != nil && d.agents[hex].known() {
 		return Agent{}, fmt.Errorf("directory: %w: %s has registered with a signed proof; a registration without one cannot stand in for it", ErrProvenAgent, hex)
 	}
-	key := claimKey(id)
+	key := claimKey(c.ID)
 	if d.agents[key] == nil && d.countClaims() >= MaxClaims {
 		return Agent{}, fmt.Errorf("directory: %w (%d)", ErrTooManyClaims, MaxClaims)
 	}
 	e := d.entryFor(key)
-	e.claim = &claimState{id: id, reason: c.reason()}
-	e.card = &events.AgentCard{ID: id, Name: c.Name, CostMetrics: &events.CostMetrics{CostPerToken: c.CostPerToken},
-		Capabilities: &events.CardCapabilities{Tools: c.Tools, Models: c.Models, Specializations: c.Specializations}}
+	e.claim = &claimState{id: c.ID, reason: c.reason(), claim: c}
+	e.card = c.card()
 	d.beatClaim(e, events.StatusActive)
 	return e.snapshot(d.cfg.Now(), d.cfg.HeartbeatTTL), nil
+}
+
+// card is the agent object a claim lists.
+func (c Claim) card() *events.AgentCard {
+	return &events.AgentCard{ID: c.ID, Name: c.Name, CostMetrics: &events.CostMetrics{CostPerToken: c.CostPerToken},
+		Capabilities: &events.CardCapabilities{Tools: c.Tools, Models: c.Models, Specializations: c.Specializations}}
 }
 
 // HeartbeatClaim records a heartbeat of an unverified registration
@@ -107,19 +121,22 @@ func (d *Directory) HeartbeatClaim(id, status string) (Agent, error) {
 	if status != events.StatusActive && status != events.StatusBusy && status != events.StatusOffline {
 		return Agent{}, fmt.Errorf("directory: %w: status %q", ErrBadClaim, status)
 	}
+	key := claimKey(strings.TrimSpace(id))
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	e := d.agents[claimKey(strings.TrimSpace(id))]
+	e := d.agents[key]
 	if e == nil || e.claim == nil {
+		d.mu.Unlock()
 		return Agent{}, fmt.Errorf("directory: %s: %w", id, ErrUnknownAgent)
 	}
 	d.beatClaim(e, status)
-	return e.snapshot(d.cfg.Now(), d.cfg.HeartbeatTTL), nil
+	a, c := e.snapshot(d.cfg.Now(), d.cfg.HeartbeatTTL), e.claim.claim
+	d.mu.Unlock()
+	return a, d.persistClaim(key, c, status, d.cfg.Now())
 }
 
 // beatClaim stamps e with a heartbeat of status now.
 func (d *Directory) beatClaim(e *entry, status string) {
-	e.heartbeat = &events.Heartbeat{Agent: e.claim.id, Status: status, CreatedAt: nostr.Timestamp(d.cfg.Now().Unix())}
+	e.heartbeat = claimBeat(e.claim.id, status, d.cfg.Now())
 	e.registered = true
 	d.refresh(e)
 }

@@ -50,6 +50,9 @@ type Config struct {
 	Weights Weights
 	// Local reports whether an agent runs on this node (Agent.Local); nil: none.
 	Local func(agent string) bool
+	// Registrations keeps registrations and claims beyond events; nil:
+	// memory only (a restart forgets them).
+	Registrations Registrations
 	// Now is the clock; nil: time.Now.
 	Now func() time.Time
 	// Logger; nil: slog.Default().

@@ -30,6 +30,7 @@ type Directory struct {
 	byOwner    map[string]map[string]bool               // owner -> agents whose profile names it
 	byDef      map[string]map[string]bool               // definition id -> agents running it
 	byCap      map[string]map[string]*entry             // lower-case capability -> agents offering it
+	stored     map[string]bool                          // registered with proof, per Config.Registrations (last read)
 
 	queue  inbox
 	stats  counters
@@ -101,6 +102,10 @@ func (d *Directory) loadLocked(ctx context.Context) error {
 	if err := d.load(ctx); err != nil {
 		unhook()
 		return err
+	}
+	if err := d.restore(ctx); err != nil {
+		unhook()
+		return fmt.Errorf("directory: restore registrations: %w", err)
 	}
 	d.unhook = unhook
 	d.log.Info("directory loaded", "agents", d.Stats().Agents)

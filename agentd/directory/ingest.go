@@ -145,7 +145,7 @@ func (d *Directory) applyClaims(evt *nostr.Event) bool {
 // applyHeartbeat keeps the agent's latest heartbeat (and its agent object).
 func (d *Directory) applyHeartbeat(h *events.Heartbeat, register bool) bool {
 	e := d.entryFor(h.Agent)
-	e.registered = e.registered || register
+	e.registered = e.registered || register || d.stored[h.Agent]
 	old := e.heartbeat
 	if old == nil || old.ID != h.ID {
 		e.beats++ // the same event seen twice (published, then stored) counts once

@@ -28,6 +28,9 @@ func (d *Directory) Register(ctx context.Context, reg *nostr.Event) (Agent, erro
 	if err := d.publishIfAble(ctx, reg); err != nil {
 		return Agent{}, fmt.Errorf("directory: register %s: %w", h.Agent, err)
 	}
+	if err := d.persistRegistered(ctx, h.Agent, true); err != nil {
+		return Agent{}, fmt.Errorf("directory: register %s: %w", h.Agent, err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.applyHeartbeat(h, true)
@@ -57,6 +60,9 @@ func (d *Directory) Unregister(ctx context.Context, agentID string, proof *nostr
 		return fmt.Errorf("directory: unregister %s: %w", agent, ErrUnknownAgent)
 	}
 	if err := d.publishIfAble(ctx, proof); err != nil {
+		return fmt.Errorf("directory: unregister %s: %w", agent, err)
+	}
+	if err := d.persistRegistered(ctx, agent, false); err != nil {
 		return fmt.Errorf("directory: unregister %s: %w", agent, err)
 	}
 	d.mu.Lock()

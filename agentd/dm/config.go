@@ -71,6 +71,9 @@ type Config struct {
 	// (created 0600, its directory 0700); "" keeps them in memory only, so
 	// a restart may answer a DM again.
 	StatePath string
+	// Ledger, when set, replaces the file at StatePath (a database shared
+	// by instances: agentd/agentpg); its window should be CatchUpWindow.
+	Ledger Ledger
 	// RelayURLs go into every agent's kind 10050 DM relay list at Run's start;
 	// empty: no list is published.
 	RelayURLs []string

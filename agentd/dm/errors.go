@@ -19,6 +19,9 @@ var (
 	// ErrNoAnswer: returned by a Responder, the DM is dropped without any
 	// reply (a revoked agent answers nothing).
 	ErrNoAnswer = errors.New("dm: the agent does not answer")
+	// ErrAnswered: Ledger.Begin found the wrap already answered (by
+	// another instance sharing the ledger): the reply is not published.
+	ErrAnswered = errors.New("dm: gift wrap already answered")
 	// ErrConfig: a required Config field is missing.
 	ErrConfig = errors.New("dm: invalid config")
 )

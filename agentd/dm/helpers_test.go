@@ -89,7 +89,20 @@ func (n *node) config() dm.Config {
 // test ends unless the returned stop is called first.
 func (n *node) start(cfg dm.Config) (stop func()) {
 	n.t.Helper()
-	svc := dm.New(cfg)
+	_, stop = n.startWith(cfg)
+	return stop
+}
+
+// startService is start, returning the service.
+func (n *node) startService(cfg dm.Config) *dm.Service {
+	n.t.Helper()
+	svc, _ := n.startWith(cfg)
+	return svc
+}
+
+func (n *node) startWith(cfg dm.Config) (svc *dm.Service, stop func()) {
+	n.t.Helper()
+	svc = dm.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
@@ -114,7 +127,7 @@ func (n *node) start(cfg dm.Config) (stop func()) {
 		})
 	}
 	n.t.Cleanup(stop)
-	return stop
+	return svc, stop
 }
 
 // recorder is a Responder that answers "echo: <text>" (or fails with

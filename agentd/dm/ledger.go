@@ -21,7 +21,7 @@ import (
 //
 // A reply goes through two durable steps: begin records the reply's gift
 // wraps (signed, final ids) as pending before the first is published;
-// mark records the wrap as done once both are stored. A stop or a crash
+// Mark records the wrap as done once both are stored. A stop or a crash
 // between the two leaves the reply pending, and the next Run publishes
 // the same events again (the relay takes a duplicate silently) instead
 // of asking for a new answer.
@@ -41,12 +41,12 @@ type ledgerFile struct {
 	// Done maps processed wrap ids to their created_at.
 	Done map[string]int64 `json:"done"`
 	// Pending maps wrap ids whose reply may not be published yet to it.
-	Pending map[string]pendingReply `json:"pending,omitempty"`
+	Pending map[string]PendingReply `json:"pending,omitempty"`
 }
 
-// pendingReply is a reply prepared for a wrap: its gift wraps in
+// PendingReply is a reply prepared for a wrap: its gift wraps in
 // publishing order (to the sender, then the agent's own copy).
-type pendingReply struct {
+type PendingReply struct {
 	At    int64          `json:"at"` // the answered wrap's created_at
 	Wraps []*nostr.Event `json:"wraps"`
 }
@@ -73,8 +73,8 @@ func openLedger(path string, window time.Duration) (*ledger, error) {
 	return l, nil
 }
 
-// has reports whether wrap id was processed or has a pending reply.
-func (l *ledger) has(id string) bool {
+// Has reports whether wrap id was processed or has a pending reply.
+func (l *ledger) Has(id string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, done := l.state.Done[id]
@@ -82,9 +82,9 @@ func (l *ledger) has(id string) bool {
 	return done || pending
 }
 
-// since is where a catch-up starts: a window before the watermark, or
+// Since is where a catch-up starts: a window before the watermark, or
 // before now when nothing was ever processed.
-func (l *ledger) since(now time.Time) nostr.Timestamp {
+func (l *ledger) Since(now time.Time) nostr.Timestamp {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	from := now
@@ -94,26 +94,33 @@ func (l *ledger) since(now time.Time) nostr.Timestamp {
 	return nostr.Timestamp(from.Add(-l.window).Unix())
 }
 
-// pending returns the replies begun and not yet marked done.
-func (l *ledger) pending() map[string]pendingReply {
+// Pending returns the replies begun and not yet marked done.
+func (l *ledger) Pending() map[string]PendingReply {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return maps.Clone(l.state.Pending)
 }
 
-// begin records reply as pending for wrap and saves the file.
-func (l *ledger) begin(wrap *nostr.Event, reply []*nostr.Event) error {
+// Begin records reply as pending for wrap and saves the file; a wrap
+// already marked done wraps ErrAnswered.
+func (l *ledger) Begin(wrap *nostr.Event, reply []*nostr.Event) error {
+	l.mu.Lock()
+	_, done := l.state.Done[wrap.ID]
+	l.mu.Unlock()
+	if done {
+		return fmt.Errorf("%w: %s", ErrAnswered, wrap.ID)
+	}
 	return l.update(func(st *ledgerFile) {
 		if st.Pending == nil {
-			st.Pending = map[string]pendingReply{}
+			st.Pending = map[string]PendingReply{}
 		}
-		st.Pending[wrap.ID] = pendingReply{At: int64(wrap.CreatedAt), Wraps: reply}
+		st.Pending[wrap.ID] = PendingReply{At: int64(wrap.CreatedAt), Wraps: reply}
 	})
 }
 
-// mark records wrap id (created at) as processed at now, drops its
+// Mark records wrap id (created at) as processed at now, drops its
 // pending reply, forgets ids older than the window and saves the file.
-func (l *ledger) mark(id string, at nostr.Timestamp, now time.Time) error {
+func (l *ledger) Mark(id string, at nostr.Timestamp, now time.Time) error {
 	return l.update(func(st *ledgerFile) {
 		delete(st.Pending, id)
 		st.Done[id] = int64(at)

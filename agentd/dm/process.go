@@ -20,7 +20,7 @@ func (s *Service) dispatch(ctx context.Context) {
 			return
 		}
 		agent := s.addressee(wrap)
-		if agent == "" || s.led.has(wrap.ID) {
+		if agent == "" || s.led.Has(wrap.ID) {
 			s.q.release(wrap.ID)
 			continue
 		}
@@ -85,7 +85,10 @@ func (s *Service) handle(ctx context.Context, agent string, wrap *nostr.Event) {
 		s.done(log, wrap)
 		return
 	}
-	if err := s.led.begin(wrap, reply); err != nil {
+	if err := s.led.Begin(wrap, reply); errors.Is(err, ErrAnswered) {
+		log.Info("dm: already answered (by another instance)")
+		return
+	} else if err != nil {
 		log.Error("dm: state not saved; a restart may answer this DM again", "err", err)
 	}
 	s.publishReply(ctx, log, wrap.ID, wrap.CreatedAt, reply)
@@ -173,7 +176,7 @@ func (s *Service) publishReply(ctx context.Context, log *slog.Logger, id string,
 			return false
 		}
 	}
-	if err := s.led.mark(id, at, s.cfg.Now()); err != nil {
+	if err := s.led.Mark(id, at, s.cfg.Now()); err != nil {
 		log.Error("dm: state not saved; the next start publishes this reply again (same ids)", "err", err)
 	}
 	return true
@@ -181,7 +184,7 @@ func (s *Service) publishReply(ctx context.Context, log *slog.Logger, id string,
 
 // done records wrap as processed.
 func (s *Service) done(log *slog.Logger, wrap *nostr.Event) {
-	if err := s.led.mark(wrap.ID, wrap.CreatedAt, s.cfg.Now()); err != nil {
+	if err := s.led.Mark(wrap.ID, wrap.CreatedAt, s.cfg.Now()); err != nil {
 		log.Error("dm: state not saved; a restart may answer this DM again", "err", err)
 	}
 }

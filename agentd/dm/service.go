@@ -17,7 +17,7 @@ import (
 type Service struct {
 	cfg    Config
 	cfgErr error
-	led    *ledger
+	led    Ledger
 	lim    *limiter
 	q      *queue
 
@@ -54,9 +54,12 @@ func (s *Service) Run(ctx context.Context) error {
 	if !s.running.CompareAndSwap(false, true) {
 		return ErrRunning
 	}
-	led, err := openLedger(s.cfg.StatePath, s.cfg.CatchUpWindow)
-	if err != nil {
-		return err
+	led := s.cfg.Ledger
+	if led == nil {
+		var err error
+		if led, err = openLedger(s.cfg.StatePath, s.cfg.CatchUpWindow); err != nil {
+			return err
+		}
 	}
 	s.led, s.lim, s.q = led, newLimiter(s.cfg.RateLimit, s.cfg.Now), newQueue(s.cfg.QueueSize)
 	if err := s.resend(ctx); err != nil {
@@ -79,7 +82,7 @@ func (s *Service) Run(ctx context.Context) error {
 // their wraps as done. One that still fails stays pending, unless its
 // wrap is older than the catch-up window: then it is given up.
 func (s *Service) resend(ctx context.Context) error {
-	for id, p := range s.led.pending() {
+	for id, p := range s.led.Pending() {
 		log := s.cfg.Logger.With("wrap", id)
 		if s.publishReply(ctx, log, id, nostr.Timestamp(p.At), p.Wraps) {
 			continue
@@ -89,7 +92,7 @@ func (s *Service) resend(ctx context.Context) error {
 		}
 		if time.Unix(p.At, 0).Before(s.cfg.Now().Add(-s.cfg.CatchUpWindow)) {
 			log.Warn("dm: pending reply given up: older than the catch-up window")
-			if err := s.led.mark(id, nostr.Timestamp(p.At), s.cfg.Now()); err != nil {
+			if err := s.led.Mark(id, nostr.Timestamp(p.At), s.cfg.Now()); err != nil {
 				log.Error("dm: state not saved", "err", err)
 			}
 		}
@@ -100,7 +103,7 @@ func (s *Service) resend(ctx context.Context) error {
 // offer is the OnStored hook: it queues gift wraps young enough to be
 // answered and not yet seen. It does no I/O and never blocks.
 func (s *Service) offer(evt *nostr.Event) {
-	if evt.Kind != nostr.KindGiftWrap || s.tooOld(evt) || s.led.has(evt.ID) {
+	if evt.Kind != nostr.KindGiftWrap || s.tooOld(evt) || s.led.Has(evt.ID) {
 		return
 	}
 	if !s.q.push(evt) {
@@ -117,7 +120,7 @@ func (s *Service) tooOld(evt *nostr.Event) bool {
 // catchUp queues, oldest first, the wraps to each local agent stored since
 // the ledger's starting point.
 func (s *Service) catchUp(ctx context.Context) error {
-	since := s.led.since(s.cfg.Now())
+	since := s.led.Since(s.cfg.Now())
 	for _, agent := range s.cfg.Agents() {
 		wraps, err := s.storedWraps(ctx, agent, since)
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip49"
 
 	"github.com/agentnode/agentnode/agentd/internal/atomicfile"
 	"github.com/agentnode/agentnode/events"
@@ -109,16 +108,7 @@ func (s *Store) Create() (string, error) {
 }
 
 // encode renders sk as stored: hex, or an ncryptsec with a passphrase.
-func (s *Store) encode(sk string) (string, error) {
-	if s.opts.Passphrase == "" {
-		return sk, nil
-	}
-	enc, err := nip49.Encrypt(sk, s.opts.Passphrase, s.opts.LogN, nip49.ClientDoesNotTrackThisData)
-	if err != nil {
-		return "", fmt.Errorf("keystore: encrypt: %w", err)
-	}
-	return enc, nil
-}
+func (s *Store) encode(sk string) (string, error) { return Encode(sk, s.opts) }
 
 // Secret returns pubkey's secret key (hex). It refuses a file that group or
 // others may access, and one that decodes to another agent's key.
@@ -172,26 +162,7 @@ func (s *Store) readFile(pubkey string) (string, error) {
 }
 
 // decode turns a stored key (hex or ncryptsec) into a hex secret key.
-func (s *Store) decode(raw string) (string, error) {
-	if !strings.HasPrefix(raw, "ncryptsec1") {
-		sk, err := events.ParseSecretKey(raw)
-		if err != nil || !events.IsHex64(raw) {
-			return "", ErrBadKeyFile
-		}
-		return sk, nil
-	}
-	if s.opts.Passphrase == "" {
-		return "", ErrPassphraseRequired
-	}
-	sk, err := nip49.Decrypt(raw, s.opts.Passphrase)
-	if err != nil {
-		return "", ErrWrongPassphrase
-	}
-	if _, err := events.ParseSecretKey(sk); err != nil {
-		return "", ErrBadKeyFile
-	}
-	return sk, nil
-}
+func (s *Store) decode(raw string) (string, error) { return Decode(raw, s.opts) }
 
 // Encrypted reports whether pubkey's key file holds an ncryptsec.
 func (s *Store) Encrypted(pubkey string) (bool, error) {

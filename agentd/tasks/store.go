@@ -3,14 +3,11 @@ package tasks
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/agentnode/agentnode/agentd/internal/sqlitedb"
 )
 
 // DefaultInterval is how often the deadline goroutine looks for overdue tasks.
@@ -20,6 +17,13 @@ const DefaultInterval = time.Second
 type Config struct {
 	// Path is the SQLite file (created with its directory if missing).
 	Path string
+	// Backend, when set, replaces the file at Path (a database several
+	// instances share: agentd/agentpg); Close closes it.
+	Backend Backend
+	// Poll, when > 0, makes Wait read the task again at least this often:
+	// on a shared Backend, changes made by other instances wake no one
+	// here. 0: only this Store's own changes wake Wait.
+	Poll time.Duration
 	// Interval between deadline sweeps; 0: DefaultInterval.
 	Interval time.Duration
 	// Now is the clock; nil: time.Now.
@@ -37,7 +41,7 @@ type Config struct {
 // concurrent use. Open starts nothing; Start runs deadline enforcement;
 // Close stops it and closes the file.
 type Store struct {
-	db  *sql.DB
+	b   Backend
 	cfg Config
 
 	mu      sync.Mutex // writes and changed
@@ -49,28 +53,20 @@ type Store struct {
 	wg     sync.WaitGroup
 }
 
-const ddl = `CREATE TABLE IF NOT EXISTS tasks (
-	id       TEXT PRIMARY KEY,
-	status   TEXT NOT NULL,
-	assignee TEXT NOT NULL DEFAULT '',
-	deadline INTEGER NOT NULL DEFAULT 0, -- unix ms, 0: none
-	priority INTEGER NOT NULL DEFAULT 0,
-	created  INTEGER NOT NULL,           -- unix ms
-	doc      TEXT NOT NULL               -- the Task as JSON
-);
-CREATE INDEX IF NOT EXISTS tasks_status ON tasks(status, deadline);`
-
-// Open opens (creating if needed) the task file at cfg.Path.
+// Open opens (creating if needed) the task file at cfg.Path, or uses
+// cfg.Backend.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
-	if cfg.Path == "" {
-		return nil, fmt.Errorf("tasks: Config.Path is required")
+	b := cfg.Backend
+	if b == nil {
+		if cfg.Path == "" {
+			return nil, fmt.Errorf("tasks: Config.Path or Config.Backend is required")
+		}
+		var err error
+		if b, err = OpenSQLite(ctx, cfg.Path); err != nil {
+			return nil, err
+		}
 	}
-	cfg = withDefaults(cfg)
-	db, err := sqlitedb.Open(ctx, cfg.Path, ddl)
-	if err != nil {
-		return nil, fmt.Errorf("tasks: %w", err)
-	}
-	return &Store{db: db, cfg: cfg, changed: make(chan struct{})}, nil
+	return &Store{b: b, cfg: withDefaults(cfg), changed: make(chan struct{})}, nil
 }
 
 func withDefaults(cfg Config) Config {
@@ -144,5 +140,5 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	close(s.changed)
-	return s.db.Close()
+	return s.b.Close()
 }

@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -25,27 +24,11 @@ func (s *Store) Create(ctx context.Context, t Task) (Task, error) {
 	if s.closed {
 		return Task{}, ErrClosed
 	}
-	if _, err := s.get(ctx, t.ID); err == nil {
-		return Task{}, fmt.Errorf("%w: %s", ErrExists, t.ID)
-	}
-	if err := s.insert(ctx, t); err != nil {
+	if err := s.b.Insert(ctx, t); err != nil {
 		return Task{}, err
 	}
 	s.notify(t)
 	return t, nil
-}
-
-func (s *Store) insert(ctx context.Context, t Task) error {
-	doc, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("tasks: encode %s: %w", t.ID, err)
-	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO tasks(id, status, assignee, deadline, priority, created, doc) VALUES(?,?,?,?,?,?,?)`,
-		t.ID, t.Status, t.Assignee, deadlineMS(t), t.Requirements.Constraints.Priority, t.Created.UnixMilli(), doc)
-	if err != nil {
-		return fmt.Errorf("tasks: insert %s: %w", t.ID, err)
-	}
-	return nil
 }
 
 // Transition moves task id to status to, after applying edit (which may set
@@ -59,19 +42,18 @@ func (s *Store) Transition(ctx context.Context, id string, to Status, edit func(
 	if s.closed {
 		return Task{}, ErrClosed
 	}
-	t, err := s.get(ctx, id)
-	if err != nil {
-		return Task{}, err
-	}
 	now := s.cfg.Now().UTC()
-	if err := checkTransition(t, to, now); err != nil {
-		return Task{}, err
-	}
-	if edit != nil {
-		edit(&t)
-	}
-	stamp(&t, to, now)
-	if err := s.update(ctx, t); err != nil {
+	t, err := s.b.Update(ctx, id, func(t *Task) error {
+		if err := checkTransition(*t, to, now); err != nil {
+			return err
+		}
+		if edit != nil {
+			edit(t)
+		}
+		stamp(t, to, now)
+		return nil
+	})
+	if err != nil {
 		return Task{}, err
 	}
 	s.notify(t)
@@ -101,24 +83,11 @@ func stamp(t *Task, to Status, now time.Time) {
 	}
 }
 
-func (s *Store) update(ctx context.Context, t Task) error {
-	doc, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("tasks: encode %s: %w", t.ID, err)
-	}
-	_, err = s.db.ExecContext(ctx, `UPDATE tasks SET status=?, assignee=?, deadline=?, priority=?, doc=? WHERE id=?`,
-		t.Status, t.Assignee, deadlineMS(t), t.Requirements.Constraints.Priority, doc, t.ID)
-	if err != nil {
-		return fmt.Errorf("tasks: update %s: %w", t.ID, err)
-	}
-	return nil
-}
-
 // ExpireDue moves every unfinished task whose deadline has passed to
 // expired and returns how many it moved. The deadline goroutine calls it.
 func (s *Store) ExpireDue(ctx context.Context) (int, error) {
 	now := s.cfg.Now().UTC()
-	ids, err := s.overdue(ctx, now)
+	ids, err := s.b.Overdue(ctx, now)
 	if err != nil {
 		return 0, err
 	}
@@ -132,23 +101,6 @@ func (s *Store) ExpireDue(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-func (s *Store) overdue(ctx context.Context, now time.Time) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM tasks WHERE status IN ('pending','assigned','running') AND deadline > 0 AND deadline <= ?`, now.UnixMilli())
-	if err != nil {
-		return nil, fmt.Errorf("tasks: overdue: %w", err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("tasks: overdue: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
 }
 
 // notify wakes the waiters and calls OnChange. Call with s.mu held.
@@ -176,18 +128,18 @@ func (s *Store) Edit(ctx context.Context, id string, edit func(*Task)) (Task, er
 	if s.closed {
 		return Task{}, ErrClosed
 	}
-	t, err := s.get(ctx, id)
+	now := s.cfg.Now().UTC()
+	t, err := s.b.Update(ctx, id, func(t *Task) error {
+		if t.Status.Final() {
+			return &TransitionError{ID: id, From: t.Status, To: t.Status, Err: ErrBadTransition}
+		}
+		keep := *t
+		edit(t)
+		t.ID, t.Status, t.Created, t.Started, t.Finished = keep.ID, keep.Status, keep.Created, keep.Started, keep.Finished
+		t.Updated = now
+		return nil
+	})
 	if err != nil {
-		return Task{}, err
-	}
-	if t.Status.Final() {
-		return Task{}, &TransitionError{ID: id, From: t.Status, To: t.Status, Err: ErrBadTransition}
-	}
-	keep := t
-	edit(&t)
-	t.ID, t.Status, t.Created, t.Started, t.Finished = keep.ID, keep.Status, keep.Created, keep.Started, keep.Finished
-	t.Updated = s.cfg.Now().UTC()
-	if err := s.update(ctx, t); err != nil {
 		return Task{}, err
 	}
 	s.notify(t)
