@@ -20,15 +20,15 @@ func bigText(n int) string {
 
 // An op too large for one event (a 300 KB body that does not compress)
 // travels in chunks: pushed to the other agent's node, it arrives whole
-// and byte-identical; once both hold it, their digests agree (no repair
-// follows). The default anti-entropy interval keeps repair out of the
-// first part: only push can have carried it.
+// and byte-identical. Anti-entropy is off (digests also go out at a
+// replicator's start, and a repair could race the push): only push can
+// have carried it.
 func TestChunks_LargeOpIsPushed(t *testing.T) {
 	owner, a1, a2 := newKey(), newKey(), newKey()
 	dir := replicate.StaticDirectory{owner.pk: {a1.pk, a2.pk}}
 	tr := openRelay(t)
-	a := startNode(t, nodeConfig{agent: a1, owner: owner, dir: dir, relays: []*testRelay{tr}})
-	b := startNode(t, nodeConfig{agent: a2, owner: owner, dir: dir, relays: []*testRelay{tr}})
+	a := startNode(t, nodeConfig{agent: a1, owner: owner, dir: dir, relays: []*testRelay{tr}, antiEntropy: -1})
+	b := startNode(t, nodeConfig{agent: a2, owner: owner, dir: dir, relays: []*testRelay{tr}, antiEntropy: -1})
 	ca, cb := caller(a1, owner, capTeam), caller(a2, owner, capTeam)
 	body := bigText(300_000)
 	if _, err := a.rt.Create(context.Background(), ca, teamURI, note(id1, "big", body)); err != nil {
