@@ -21,6 +21,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/consent"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // Open returns a new handle on one backing.
@@ -38,21 +39,9 @@ func Run(t *testing.T, fresh Fresh) {
 	t.Run("WaitOtherHandle", func(t *testing.T) { waitOther(t, fresh(t)) })
 }
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 var policy = consent.Policy{Require: []string{consent.OpDelegateRemote}}
 
-func open(t *testing.T, o Open, c *clock, poll time.Duration) *consent.Consent {
+func open(t *testing.T, o Open, c *testkit.Clock, poll time.Duration) *consent.Consent {
 	t.Helper()
 	cs, err := consent.Open(context.Background(), consent.Config{Backend: o(), Policy: policy, Now: c.Now, Poll: poll, Refresh: time.Second})
 	if err != nil {
@@ -62,7 +51,7 @@ func open(t *testing.T, o Open, c *clock, poll time.Duration) *consent.Consent {
 	return cs
 }
 
-func newClock() *clock { return &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
+func newClock() *testkit.Clock { return testkit.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) }
 
 func pubkey() string {
 	pk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
@@ -182,7 +171,7 @@ func revoke(t *testing.T, o Open) {
 	if _, err := a.Revoke(ctx, x, "r1"); err != nil {
 		t.Fatal(err)
 	}
-	c.add(time.Second)
+	c.Advance(time.Second)
 	a.Revoke(ctx, y, "")
 	a.Revoke(ctx, x, "r2") // a new reason and time
 	if !b.Revoked(x) {
@@ -203,7 +192,7 @@ func revoke(t *testing.T, o Open) {
 	if was, _ := b.Unrevoke(ctx, x); was {
 		t.Error("second Unrevoke reports a revocation")
 	}
-	c.add(time.Second)
+	c.Advance(time.Second)
 	if a.Revoked(x) || !a.Revoked(y) {
 		t.Errorf("a after b's unrevoke: x %v (want false), y %v (want true)", a.Revoked(x), a.Revoked(y))
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/tasks"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // Open returns a new handle on one backing.
@@ -37,21 +38,9 @@ func Run(t *testing.T, fresh Fresh) {
 	t.Run("WaitOtherHandle", func(t *testing.T) { waitOther(t, fresh(t)) })
 }
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+func newClock() *testkit.Clock { return testkit.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) }
 
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-func store(t *testing.T, open Open, c *clock) *tasks.Store {
+func store(t *testing.T, open Open, c *testkit.Clock) *tasks.Store {
 	t.Helper()
 	st, err := tasks.Open(context.Background(), tasks.Config{Backend: open(), Now: c.Now})
 	if err != nil {
@@ -91,11 +80,11 @@ func transitions(t *testing.T, open Open) {
 	if _, err := a.Transition(ctx, "t1", tasks.StatusAssigned, func(t *tasks.Task) { t.Assignee = "ag" }); err != nil {
 		t.Fatal(err)
 	}
-	c.add(time.Second)
+	c.Advance(time.Second)
 	if _, err := b.Transition(ctx, "t1", tasks.StatusRunning, nil); err != nil {
 		t.Fatal(err)
 	}
-	c.add(time.Second)
+	c.Advance(time.Second)
 	done, err := a.Transition(ctx, "t1", tasks.StatusDone, func(t *tasks.Task) { t.Result = []byte(`"ok"`) })
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +141,7 @@ func listActive(t *testing.T, open Open) {
 	a := store(t, open, c)
 	for i, p := range []int{0, 5, 0, 5} {
 		a.Create(ctx, tasks.Task{ID: fmt.Sprint("t", i), Requirements: tasks.Requirements{Constraints: tasks.Constraints{Priority: p}}})
-		c.add(time.Millisecond)
+		c.Advance(time.Millisecond)
 	}
 	a.Transition(ctx, "t0", tasks.StatusAssigned, func(t *tasks.Task) { t.Assignee = "x" })
 	a.Transition(ctx, "t2", tasks.StatusAssigned, func(t *tasks.Task) { t.Assignee = "x" })
@@ -193,7 +182,7 @@ func deadlines(t *testing.T, open Open) {
 	if n, err := b.ExpireDue(ctx); err != nil || n != 0 {
 		t.Fatalf("ExpireDue before = %d, %v", n, err)
 	}
-	c.add(time.Minute)
+	c.Advance(time.Minute)
 	if n, err := b.ExpireDue(ctx); err != nil || n != 1 {
 		t.Fatalf("ExpireDue after = %d, %v; want 1", n, err)
 	}
