@@ -102,7 +102,7 @@ func (g *ingester) writeLoop() {
 		case <-g.stop:
 			return
 		}
-		batch := g.gather(first)
+		batch := gather(first, g.in)
 		ops := make([]*lmdbw.Op, len(batch))
 		for i, p := range batch {
 			ops[i] = &p.op
@@ -134,12 +134,14 @@ func (g *ingester) report(err error, n int) {
 	}
 }
 
-// gather takes first and whatever else is queued, up to maxIngestBatch.
-func (g *ingester) gather(first *pendingOp) []*pendingOp {
-	batch := []*pendingOp{first}
+// gather takes first and whatever else is queued on in, up to
+// maxIngestBatch: a batch grows with the load and never waits (both
+// backends' writers).
+func gather[T any](first T, in <-chan T) []T {
+	batch := []T{first}
 	for len(batch) < maxIngestBatch {
 		select {
-		case p := <-g.in:
+		case p := <-in:
 			batch = append(batch, p)
 		default:
 			return batch

@@ -226,17 +226,7 @@ func (b *pgBackend) writeLoop() {
 		case <-b.stop:
 			return
 		}
-		batch := []*pgWrite{first}
-		for len(batch) < maxIngestBatch {
-			select {
-			case w := <-b.in:
-				batch = append(batch, w)
-				continue
-			default:
-			}
-			break
-		}
-		b.out <- b.commit(batch)
+		b.out <- b.commit(gather(first, b.in))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/state/schema"
 	"github.com/agentnode/agentnode/agentd/state/store"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // Sentinel errors.
@@ -237,16 +238,7 @@ func (r *Replicator) backoff(d time.Duration) time.Duration {
 }
 
 // sleep waits d or until ctx ends; false if ctx ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+var sleep = relayclient.Sleep
 
 // seenSet remembers recently handled event ids (two generations of at
 // most seenGeneration each), so an event from several relays is opened
