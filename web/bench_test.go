@@ -52,7 +52,11 @@ func benchNode(b *testing.B) *httptest.Server {
 	}
 	defs := populate(b, rel, 10_000, 1_000)
 	dir := directory.New(directory.Config{Source: rel, HeartbeatTTL: time.Hour})
-	if err := dir.Start(ctx); err != nil {
+	ran := make(chan error, 1)
+	go func() { ran <- dir.Run(ctx) }() // like the node, it runs until the process ends
+	select {
+	case <-dir.Ready():
+	case err := <-ran:
 		b.Fatal(err)
 	}
 	site := web.New(web.Config{Store: rel, Directory: dir})

@@ -31,11 +31,10 @@ func TestDelegate_DeadlineExpires(t *testing.T) {
 	st := openTasks(t, t.TempDir(), clk.Now)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	if err := st.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Run(t, "deadline sweep", st.Run, nil)
 	agent := stuck{started: make(chan struct{}, 1)}
 	svc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: f.dir, Tasks: st, Messenger: agent, Local: localSet(alice, bob), Logger: quiet})
+	stopSvc := testkit.Run(t, "acp", svc.Run, svc.Ready())
 	srv := httptest.NewServer(withToken(svc))
 	defer srv.Close()
 
@@ -52,7 +51,7 @@ func TestDelegate_DeadlineExpires(t *testing.T) {
 	if err != nil || got.Status != tasks.StatusExpired {
 		t.Fatalf("after the deadline: %+v, %v; want expired", got, err)
 	}
-	svc.Close() // the stuck agent gives up now
+	stopSvc() // the stuck agent gives up now
 	if got, _ := st.Get(ctx, res.Task.ID); got.Status != tasks.StatusExpired {
 		t.Fatalf("after the agent gave up: %s, want still expired", got.Status)
 	}

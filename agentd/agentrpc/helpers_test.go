@@ -97,10 +97,7 @@ func counter(prefix string) func() string {
 func startDirectory(t testing.TB, rl *relay.Relay, local func(string) bool, now func() time.Time) *directory.Directory {
 	t.Helper()
 	d := directory.New(directory.Config{Source: rl, Local: local, Now: now, Logger: quiet})
-	if err := d.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	testkit.Run(t, "directory", d.Run, d.Ready())
 	return d
 }
 
@@ -209,9 +206,6 @@ func newFixture(t testing.TB) *fixture {
 	f.consent = openConsent(t, tmp, consent.OpDelegateRemote, consent.OpPrivateState)
 	f.svc = agentrpc.New(agentrpc.Config{Token: testToken, Directory: f.dir, Tasks: f.tasks, Consent: f.consent, Messenger: f.echo,
 		Local: local, Keys: keysOf(alice, bob), Name: "agentnode", Version: "test", NewID: counter("corr"), Logger: quiet})
-	if err := f.svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.svc.Close() })
+	testkit.Run(t, "acp", f.svc.Run, f.svc.Ready())
 	return f
 }

@@ -38,10 +38,7 @@ func TestMessage_UnknownAndSilentRemote(t *testing.T) {
 	svc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: dir, Tasks: openTasks(t, t.TempDir(), nil),
 		Messenger: newEcho(alice), Caller: caller, Local: local, Keys: keysOf(alice), Logger: quiet,
 		RemoteTimeout: 300 * time.Millisecond})
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
+	testkit.Run(t, "acp", svc.Run, svc.Ready())
 	srv := httptest.NewServer(withToken(svc))
 	t.Cleanup(srv.Close)
 	msg := func(target string) map[string]any {

@@ -13,7 +13,7 @@ import (
 // awaitConsent waits for the owner's answer on a pending remote task:
 // approved, it is assigned and run; denied, it fails. A deadline passing
 // first is the deadline goroutine's to expire; a closing service leaves the
-// task pending for Start to resume.
+// task pending for the next Run to resume.
 func (s *Service) awaitConsent(ctx context.Context, t tasks.Task) {
 	if s.cfg.Consent == nil {
 		return

@@ -122,8 +122,7 @@ type Config struct {
 // the agent/*, resources/*, tools/*, sampling/* and initialize methods,
 // and the nostrrpc.Handler remote nodes reach over kind 25910. New starts
 // nothing; Run resumes the tasks left waiting for consent, is Ready, and
-// stops every task runner and waits for them when its ctx ends. (Start and
-// Close are Run's two halves, for a caller without a ctx to end.)
+// stops every task runner and waits for them when its ctx ends.
 type Service struct {
 	cfg Config
 	log *slog.Logger
@@ -134,7 +133,7 @@ type Service struct {
 	cancel context.CancelFunc
 	closed bool
 	wg     sync.WaitGroup
-	ready  chan struct{} // closed by Run once Start is done
+	ready  chan struct{} // closed by Run once resume is done
 }
 
 // New returns a Service for cfg with every method registered.
@@ -235,27 +234,27 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.rpc.ServeHTTP(w, r)
 }
 
-// Run resumes what the task store holds (Start), is Ready, runs tasks
-// until ctx ends, then stops every task runner and waits for them
-// (Close). A Start that fails (or is stopped) is closed too.
+// Run resumes what the task store holds, is Ready, runs tasks until ctx
+// ends, then stops every task runner and waits for them. A resume that
+// fails (or is stopped) stops them too.
 func (s *Service) Run(ctx context.Context) error {
-	if err := s.Start(ctx); err != nil {
-		return errors.Join(err, s.Close())
+	if err := s.resume(ctx); err != nil {
+		return errors.Join(err, s.stop())
 	}
 	close(s.ready)
 	<-ctx.Done()
-	return s.Close()
+	return s.stop()
 }
 
 // Ready is closed once Run has resumed the stored tasks: requests that add
 // tasks may come.
 func (s *Service) Ready() <-chan struct{} { return s.ready }
 
-// Start resumes what the task store holds from before a restart: tasks
+// resume resumes what the task store holds from before a restart: tasks
 // waiting for the owner's consent wait again; tasks that were assigned or
 // running fail ("interrupted by a node restart"), since their runner is gone
 // and re-running them could do the work twice.
-func (s *Service) Start(ctx context.Context) error {
+func (s *Service) resume(ctx context.Context) error {
 	list, err := s.cfg.Tasks.List(ctx, tasks.Filter{Status: []tasks.Status{tasks.StatusPending, tasks.StatusAssigned, tasks.StatusRunning}})
 	if err != nil {
 		return err
@@ -270,9 +269,9 @@ func (s *Service) Start(ctx context.Context) error {
 	return nil
 }
 
-// Close stops every task runner and waits for them. Tasks they were running
-// fail. Closing twice is a no-op.
-func (s *Service) Close() error {
+// stop stops every task runner and waits for them. Tasks they were running
+// fail. Stopping twice is a no-op.
+func (s *Service) stop() error {
 	s.mu.Lock()
 	s.closed = true
 	s.cancel()
@@ -281,7 +280,7 @@ func (s *Service) Close() error {
 	return nil
 }
 
-// goRun runs fn in a goroutine owned by s (Close cancels and waits).
+// goRun runs fn in a goroutine owned by s (stop cancels and waits).
 func (s *Service) goRun(fn func(ctx context.Context)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

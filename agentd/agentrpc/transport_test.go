@@ -160,7 +160,6 @@ func TestToken(t *testing.T) {
 	cs.Close()
 
 	open := agentrpc.New(agentrpc.Config{Directory: f.dir, Tasks: f.tasks, Messenger: f.echo, Logger: quiet})
-	defer open.Close()
 	openSrv := httptest.NewServer(open)
 	defer openSrv.Close()
 	req, _ := http.NewRequest(http.MethodPost, openSrv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))

@@ -81,6 +81,7 @@ type twoNodes struct {
 	aRelay    *relay.Relay
 	aTmp      string
 	aSvc      *agentrpc.Service
+	aStop     func() // of aSvc's Run
 	aHandler  *swap
 	heartbeat func()
 }
@@ -91,22 +92,20 @@ type swap struct{ h atomic.Pointer[http.Handler] }
 func (s *swap) set(h http.Handler)                               { s.h.Store(&h) }
 func (s *swap) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
 
-// startA opens node A's stores from aTmp and starts its Service.
+// startA opens node A's stores from aTmp and runs its Service.
 func (n *twoNodes) startA(t testing.TB) {
 	n.aTasks = openTasks(t, n.aTmp, nil)
 	n.aConsent = openConsent(t, n.aTmp, consent.OpDelegateRemote)
 	n.aSvc = agentrpc.New(agentrpc.Config{Token: testToken, Directory: n.aDir, Tasks: n.aTasks, Consent: n.aConsent, Messenger: newEcho(alice),
 		Caller: n.aCaller, Local: localSet(alice), Keys: keysOf(alice), Logger: quiet})
-	if err := n.aSvc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.aSvc.Close() })
+	n.aStop = testkit.Run(t, "a acp", n.aSvc.Run, n.aSvc.Ready())
 	n.aHandler.set(withToken(n.aSvc))
 }
 
-// stopA closes node A's Service and stores, as a node shutting down does.
+// stopA stops node A's Service and closes its stores, as a node
+// shutting down does.
 func (n *twoNodes) stopA() {
-	n.aSvc.Close()
+	n.aStop()
 	n.aTasks.Close()
 	n.aConsent.Close()
 }
@@ -125,11 +124,10 @@ func startTwoNodes(t testing.TB) *twoNodes {
 	n.bEcho = newEcho(bob, frank)
 	bSvc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: bDir, Tasks: openTasks(t, bTmp, nil), Consent: n.bConsent,
 		Messenger: n.bEcho, Local: bLocal, Keys: keysOf(bob, frank), Logger: quiet})
-	t.Cleanup(func() { bSvc.Close() })
+	testkit.Run(t, "b acp", bSvc.Run, bSvc.Ready())
 	lookup := func(pk string) (string, bool) { sk, err := keysOf(bob, frank)(pk); return sk, err == nil }
 	rpcSrv := nostrrpc.NewServer(nostrrpc.ServerConfig{Source: n.bRelay, Publish: n.bRelay.Publish, Keys: lookup, Handler: bSvc, Logger: quiet})
-	rpcSrv.Start()
-	t.Cleanup(func() { rpcSrv.Close() })
+	testkit.Run(t, "b 25910 server", rpcSrv.Run, rpcSrv.Ready())
 
 	// node A
 	aLocal := localSet(alice)

@@ -14,8 +14,8 @@ import (
 )
 
 // Directory is the live agent index. Its methods are safe for concurrent
-// use. New starts nothing; Load loads what the Source holds and follows
-// it, Run applies what it follows until ctx ends; Close stops following.
+// use. New starts nothing; Run loads what the Source holds, is Ready, and
+// follows the Source until ctx ends. The index stays readable after.
 type Directory struct {
 	cfg   Config
 	log   *slog.Logger
@@ -32,12 +32,11 @@ type Directory struct {
 	byCap      map[string]map[string]*entry             // lower-case capability -> agents offering it
 	stored     map[string]bool                          // registered with proof, per Config.Registrations (last read)
 
-	queue  inbox
-	stats  counters
-	life   sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
-	unhook func()
+	queue   inbox
+	stats   counters
+	running atomic.Bool   // a Run is under way
+	ready   chan struct{} // closed once the first Run has loaded
+	loaded  sync.Once
 }
 
 // counters are the ingest figures Stats reports.
@@ -53,7 +52,8 @@ type Stats struct {
 	Agents   int    `json:"agents"`
 }
 
-// New returns a Directory for cfg (Source is required by Start).
+// New returns a Directory for cfg (Source is required by Run). It starts
+// nothing.
 func New(cfg Config) *Directory {
 	cfg = cfg.withDefaults()
 	d := &Directory{cfg: cfg, log: cfg.Logger, allow: map[string]bool{}}
@@ -67,6 +67,7 @@ func New(cfg Config) *Directory {
 	}
 	d.reset()
 	d.queue.signal = make(chan struct{}, 1)
+	d.ready = make(chan struct{})
 	return d
 }
 
@@ -82,39 +83,28 @@ func (d *Directory) reset() {
 	d.byCap = map[string]map[string]*entry{}
 }
 
-// Load follows the Source (events stored from now on are queued for Run)
-// and loads what it already holds. It starts no goroutine; Close stops
-// following.
-func (d *Directory) Load(ctx context.Context) error {
-	d.life.Lock()
-	defer d.life.Unlock()
-	return d.loadLocked(ctx)
-}
-
-func (d *Directory) loadLocked(ctx context.Context) error {
+// Run follows the Source (what it stores from now on is queued), loads
+// what it already holds and the stored registrations, is Ready, then
+// applies what it follows until ctx ends; then it stops following and
+// returns nil. Run again later catches up from the Source; two Runs at
+// once are refused (ErrAlreadyRunning).
+func (d *Directory) Run(ctx context.Context) error {
 	if d.cfg.Source == nil {
 		return fmt.Errorf("directory: no source")
 	}
-	if d.unhook != nil {
-		return ErrAlreadyStarted
+	if !d.running.CompareAndSwap(false, true) {
+		return ErrAlreadyRunning
 	}
-	unhook := d.cfg.Source.OnStored(d.queue.push)
+	defer d.running.Store(false)
+	defer d.cfg.Source.OnStored(d.queue.push)()
 	if err := d.load(ctx); err != nil {
-		unhook()
 		return err
 	}
 	if err := d.restore(ctx); err != nil {
-		unhook()
 		return fmt.Errorf("directory: restore registrations: %w", err)
 	}
-	d.unhook = unhook
 	d.log.Info("directory loaded", "agents", d.Stats().Agents)
-	return nil
-}
-
-// Run applies the events queued since Load until ctx ends; then it returns
-// nil.
-func (d *Directory) Run(ctx context.Context) error {
+	d.loaded.Do(func() { close(d.ready) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -127,41 +117,9 @@ func (d *Directory) Run(ctx context.Context) error {
 	}
 }
 
-// Start is Load, then Run in a goroutine until Close (for callers that own
-// no goroutine for it); ctx bounds the load and the goroutine's life.
-func (d *Directory) Start(ctx context.Context) error {
-	d.life.Lock()
-	defer d.life.Unlock()
-	if err := d.loadLocked(ctx); err != nil {
-		return err
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	d.cancel, d.done = cancel, done
-	go func() {
-		defer close(done)
-		d.Run(runCtx)
-	}()
-	return nil
-}
-
-// Close stops following the Source and waits for what Start started. The
-// index stays readable. Closing twice, or before Load, is a no-op.
-func (d *Directory) Close() error {
-	d.life.Lock()
-	defer d.life.Unlock()
-	if d.unhook == nil {
-		return nil
-	}
-	d.unhook()
-	d.unhook = nil
-	if d.done != nil {
-		d.cancel()
-		<-d.done
-		d.cancel, d.done = nil, nil
-	}
-	return nil
-}
+// Ready is closed once Run has loaded what the Source held (the first
+// time): the index answers from then on.
+func (d *Directory) Ready() <-chan struct{} { return d.ready }
 
 // Get returns the agent with hex pubkey (or npub) id; an id that names no
 // proven agent may name an unverified registration (RegisterClaim), free-form

@@ -20,9 +20,8 @@
 // and the figures are in docs/DIRECTORY.md.
 //
 //	dir := directory.New(directory.Config{Source: rel}) // *relay.Relay: query, OnStored, Publish
-//	if err := dir.Load(ctx); err != nil { ... } // what the relay holds, then follows it
-//	defer dir.Close()
-//	go dir.Run(ctx) // applies what it follows until ctx ends
+//	go dir.Run(ctx) // loads what the relay holds, then follows it until ctx ends
+//	<-dir.Ready()   // loaded
 //	agents := dir.Search(directory.Query{Capabilities: []string{"code.review"}, MinScore: 7})
 //	evt, err := dir.Evaluate(ctx, evaluatorSK, agents[0].ID, 9, "thorough review", "")
 //

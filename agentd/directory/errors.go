@@ -9,8 +9,8 @@ import (
 // context error), so callers (the JSON-RPC layer) can map them to codes with
 // errors.Is.
 var (
-	// ErrAlreadyStarted: Start was called twice.
-	ErrAlreadyStarted = errors.New("directory: already started")
+	// ErrAlreadyRunning: Run was called while another Run runs.
+	ErrAlreadyRunning = errors.New("directory: already running")
 	// ErrBadProof: a registration or unregistration proof is not a well-formed
 	// kind 30333 heartbeat of the right status.
 	ErrBadProof = errors.New("bad proof")

@@ -96,7 +96,7 @@ func TestDirectory_HeartbeatExpirationEndsAvailability(t *testing.T) {
 	}
 }
 
-func TestHeartbeater_StartBeatsOnItsInterval(t *testing.T) {
+func TestHeartbeater_RunBeatsOnItsInterval(t *testing.T) {
 	rel, clk := testrelay.Open(t), newClock()
 	d := startDir(t, rel, clk, directory.Config{})
 	a := testkit.NewKey(t)
@@ -112,20 +112,13 @@ func TestHeartbeater_StartBeatsOnItsInterval(t *testing.T) {
 		},
 		Now: clk.Now, Logger: quiet,
 	})
-	if err := hb.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	stop := testkit.Run(t, "heartbeater", hb.Run, nil)
 	testkit.WaitFor(t, within, "three rounds", func() bool { return published.Load() >= 3 })
-	if err := hb.Close(); err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	n := published.Load()
 	agentWhere(t, d, a.PK, "busy agent listed", func(x directory.Agent) bool { return x.Status == "busy" && x.Available })
-	if err := hb.Close(); err != nil {
-		t.Errorf("second Close: %v", err)
-	}
 	if published.Load() != n {
-		t.Error("published after Close")
+		t.Error("published after Run returned")
 	}
 }
 

@@ -54,13 +54,10 @@ const DefaultHeartbeatInterval = 30 * time.Second
 const MinHeartbeatExpiry = time.Minute
 
 // Heartbeater publishes a kind 30333 heartbeat for each local agent every
-// interval. New starts nothing; Start beats once and then on a ticker;
-// Close stops it and waits.
+// interval. New starts nothing; Run beats once and then on a ticker until
+// ctx ends.
 type Heartbeater struct {
-	cfg    HeartbeaterConfig
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
+	cfg HeartbeaterConfig
 
 	lastMu sync.Mutex
 	last   map[string]time.Time // per agent: created_at of its latest heartbeat
@@ -112,40 +109,6 @@ func (h *Heartbeater) check() error {
 	return nil
 }
 
-// Start runs Run in a goroutine until Close or ctx ends (for callers that
-// own no goroutine for it).
-func (h *Heartbeater) Start(ctx context.Context) error {
-	if err := h.check(); err != nil {
-		return err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.done != nil {
-		return errors.New("heartbeater: already started")
-	}
-	ctx, h.cancel = context.WithCancel(ctx)
-	done := make(chan struct{})
-	h.done = done
-	go func() {
-		defer close(done)
-		h.Run(ctx)
-	}()
-	return nil
-}
-
-// Close stops what Start started and waits for it. Closing twice is a no-op.
-func (h *Heartbeater) Close() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.done == nil {
-		return nil
-	}
-	h.cancel()
-	<-h.done
-	h.done = nil
-	return nil
-}
-
 // Beat publishes one heartbeat per local agent now. It returns every
 // agent's failure joined (the others are still published).
 func (h *Heartbeater) Beat(ctx context.Context) error {
@@ -159,7 +122,7 @@ func (h *Heartbeater) Beat(ctx context.Context) error {
 }
 
 // Offline publishes an "offline" heartbeat for every local agent (a clean
-// leave; Close does not do it, so a restart is not an absence).
+// leave; Run does not send it, so a restart is not an absence).
 func (h *Heartbeater) Offline(ctx context.Context) error {
 	var errs []error
 	for _, agent := range h.cfg.Agents() {

@@ -22,15 +22,13 @@ type clock = testkit.Clock
 
 func newClock() *clock { return testkit.NewClock(time.Now().Truncate(time.Second)) }
 
-// startDir starts a directory over rel with clk (and cfg's other fields).
+// startDir runs a directory over rel with clk (and cfg's other fields)
+// for the rest of the test; it returns once the directory has loaded.
 func startDir(t testing.TB, rel *relay.Relay, clk *clock, cfg directory.Config) *directory.Directory {
 	t.Helper()
 	cfg.Source, cfg.Now, cfg.Logger = rel, clk.Now, quiet
 	d := directory.New(cfg)
-	if err := d.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	testkit.Run(t, "directory", d.Run, d.Ready())
 	return d
 }
 

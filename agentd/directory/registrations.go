@@ -17,7 +17,7 @@ import (
 // unverified registrations (claims), with their latest heartbeat. Without
 // one (Config.Registrations nil) they live in memory only, as they always
 // did; in a database several instances share (agentd/agentpg,
-// `serve --postgres`) every instance's Load restores them.
+// `serve --postgres`) every instance's Run restores them.
 // Implementations are safe for concurrent use.
 type Registrations interface {
 	// SetRegistered records that agent (hex) registered (on) or
@@ -123,7 +123,7 @@ func (d *Directory) restore(ctx context.Context) error { return d.ReloadRegistra
 // (another instance sharing them registered, unregistered or claimed):
 // the registered flag of agents known from events is the stored one; the
 // claims are the stored ones (a claim of a pubkey known from signed events
-// is dropped, as RegisterClaim would refuse it). Load calls it; without
+// is dropped, as RegisterClaim would refuse it). Run calls it; without
 // Config.Registrations it does nothing.
 func (d *Directory) ReloadRegistrations(ctx context.Context) error {
 	if d.cfg.Registrations == nil {

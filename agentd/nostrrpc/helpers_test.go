@@ -144,13 +144,13 @@ func (h *handler) count() int {
 	return h.echoes
 }
 
-// serve starts a Server on n.
+// serve runs a Server on n for the rest of the test; it returns once the
+// Server listens.
 func (n *node) serve(t testing.TB, h nostrrpc.Handler, workers int) *nostrrpc.Server {
 	t.Helper()
 	s := nostrrpc.NewServer(nostrrpc.ServerConfig{Source: n.relay, Publish: n.relay.Publish, Keys: n.lookup,
 		Handler: h, Logger: quietLogger(t), Workers: workers})
-	s.Start()
-	t.Cleanup(func() { s.Close() })
+	testkit.Run(t, "nostrrpc server", s.Run, s.Ready())
 	return s
 }
 

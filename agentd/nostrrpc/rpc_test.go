@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
 	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // decrypt opens evt's content as reader sk (the other party is evt's
@@ -92,8 +93,7 @@ func TestClient_StrangerCannotRead(t *testing.T) {
 			defer func() { replied <- struct{}{} }() // the broadcast is done when Publish returns
 			return b.relay.Publish(ctx, evt)
 		}})
-	s.Start()
-	defer s.Close()
+	testkit.Run(t, "nostrrpc server", s.Run, s.Ready())
 	seenOnB := captureOn(t, b)
 	// eve AUTHs as herself and asks for every kind-25910 event on B.
 	eavesdrop := listen(t, b.url, eve, nostr.Filter{Kinds: []int{nostrrpc.Kind}})

@@ -60,11 +60,8 @@ type Server struct {
 	log    *slog.Logger
 	seen   *seen
 	queue  chan request
-	cancel context.CancelFunc // of Start
-	ready  chan struct{}      // closed once Run subscribed
+	ready  chan struct{} // closed once Run subscribed
 	subbed sync.Once
-	wg     sync.WaitGroup
-	once   sync.Once
 }
 
 // NewServer returns a Server for cfg. It starts nothing.
@@ -108,27 +105,6 @@ func (s *Server) Run(ctx context.Context) error {
 // Ready is closed once Run has subscribed to the source: requests stored
 // from then on are answered.
 func (s *Server) Ready() <-chan struct{} { return s.ready }
-
-// Start runs Run in a goroutine until Close (for callers that own no
-// context for it) and returns once it has subscribed, as the old Start
-// did: a request stored after Start returns is answered.
-func (s *Server) Start() {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
-	s.wg.Go(func() { s.Run(ctx) })
-	<-s.ready
-}
-
-// Close stops what Start started and waits for it.
-func (s *Server) Close() error {
-	s.once.Do(func() {
-		if s.cancel != nil {
-			s.cancel()
-		}
-		s.wg.Wait()
-	})
-	return nil
-}
 
 // request is a request event and where its reply goes.
 type request struct {

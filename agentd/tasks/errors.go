@@ -18,8 +18,6 @@ var (
 	ErrExists = errors.New("tasks: task id already used")
 	// ErrClosed: the store is closed.
 	ErrClosed = errors.New("tasks: store closed")
-	// ErrAlreadyStarted: Start was called twice.
-	ErrAlreadyStarted = errors.New("tasks: already started")
 )
 
 // TransitionError is a refused status change.

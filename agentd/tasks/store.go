@@ -38,8 +38,8 @@ type Config struct {
 }
 
 // Store is the persisted task queue. Writes are serialised; it is safe for
-// concurrent use. Open starts nothing; Start runs deadline enforcement;
-// Close stops it and closes the file.
+// concurrent use. Open starts nothing; Run enforces deadlines until its
+// ctx ends; Close closes the file (after Run has returned).
 type Store struct {
 	b   Backend
 	cfg Config
@@ -47,10 +47,6 @@ type Store struct {
 	mu      sync.Mutex // writes and changed
 	changed chan struct{}
 	closed  bool
-
-	loop   sync.Mutex // cancel and wg
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
 }
 
 // Open opens (creating if needed) the task file at cfg.Path, or uses
@@ -111,28 +107,8 @@ func (s *Store) Run(ctx context.Context) error {
 	}
 }
 
-// Start runs Run in a goroutine until Close or ctx ends (for callers that
-// own no goroutine for it).
-func (s *Store) Start(ctx context.Context) error {
-	s.loop.Lock()
-	defer s.loop.Unlock()
-	if s.cancel != nil {
-		return ErrAlreadyStarted
-	}
-	ctx, s.cancel = context.WithCancel(ctx)
-	s.wg.Go(func() { s.Run(ctx) })
-	return nil
-}
-
-// Close stops what Start started, waits for it and closes the file.
-// Closing twice is a no-op.
+// Close closes the file (or Config.Backend). Closing twice is a no-op.
 func (s *Store) Close() error {
-	s.loop.Lock()
-	if s.cancel != nil {
-		s.cancel()
-	}
-	s.loop.Unlock()
-	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -111,12 +111,7 @@ func TestStore_DeadlineExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Start(ctx); !errors.Is(err, tasks.ErrAlreadyStarted) {
-		t.Fatalf("second Start = %v", err)
-	}
+	testkit.Run(t, "deadline sweep", st.Run, nil)
 	waitCtx, stop := context.WithTimeout(ctx, 50*time.Millisecond)
 	if got, err := st.Wait(waitCtx, soon.ID); !errors.Is(err, context.DeadlineExceeded) || got.Status != tasks.StatusPending {
 		t.Fatalf("before the deadline: %s, %v; want still pending", got.Status, err)

@@ -182,7 +182,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Func("state lifecycle", c.runStateLifecycle),
 		lifecycle.Func("state replication", c.asm.sup.Run),
 		lifecycle.Func("agent daemon", c.daemon.Run),
-		lifecycle.Func("directory", c.rt.dir.Run),
+		lifecycle.Ready("directory", c.rt.dir.Run, c.rt.dir.Ready()), // loaded before acp and http read it
 		lifecycle.Func("heartbeat", c.runBeats),
 		lifecycle.Func("task deadlines", c.acp.tasks.Run),
 		lifecycle.Ready("acp", c.acp.svc.Run, c.acp.svc.Ready()), // resumes stored tasks before anyone adds one

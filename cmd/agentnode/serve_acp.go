@@ -54,7 +54,7 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("serve: tasks: %w", err)
 	}
-	c.onClose(closeErr(ts.Close)) // and its deadline sweep (Serve starts it)
+	c.onClose(closeErr(ts.Close)) // its deadline sweep is a part of Serve
 	c.acp.tasks = ts
 	token, err := agentd.ReadToken(c.Config.DataDir)
 	if err != nil {

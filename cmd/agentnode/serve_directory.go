@@ -15,8 +15,8 @@ import (
 const agentCapacity = 4
 
 // openDirectory builds the agent directory (docs/DIRECTORY.md) over the
-// relay, loading what the relay holds, and the heartbeater of the local
-// agents. Nothing runs yet.
+// relay (its Run loads what the relay holds) and the heartbeater of the
+// local agents. Nothing runs yet.
 func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) error {
 	var allow []string
 	for _, a := range c.trustConfig().Allowlist {
@@ -32,10 +32,6 @@ func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) e
 		HeartbeatTTL: time.Duration(dc.TTLSeconds) * time.Second,
 		Local:        func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
 		Logger:       logger.With("component", "directory")})
-	if err := c.rt.dir.Load(ctx); err != nil {
-		return err
-	}
-	c.onClose(closeErr(c.rt.dir.Close))
 	c.rt.beat = directory.NewHeartbeater(directory.HeartbeaterConfig{Agents: c.agentKeys,
 		Interval: time.Duration(dc.HeartbeatSeconds) * time.Second,
 		Keys:     c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,

@@ -5,8 +5,7 @@
 // Every part has the shape the project's components share: a constructor
 // that only builds, and Run(ctx) error that owns the part's goroutines and
 // returns when ctx ends (Func). A part the next ones must wait for says so
-// on a channel (Ready); a part built as a Start/Close pair fits through
-// Started (serve has none left).
+// on a channel (Ready).
 //
 //	err := lifecycle.Run(ctx,
 //		lifecycle.Func("peers", syncer.Run),

@@ -5,13 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 )
-
-// StopTimeout bounds each Started part's stop function.
-const StopTimeout = 10 * time.Second
 
 // A Part is one long-lived component, named for errors and logs.
 type Part struct {
@@ -47,27 +43,6 @@ func Ready(name string, run func(ctx context.Context) error, ready <-chan struct
 		defer wg.Wait()
 		defer close(ended)
 		return run(ctx)
-	}}
-}
-
-// Started is a part built as a Start/Close pair: start runs first (the
-// next part waits for it), stop runs when the part is stopped, with a
-// fresh context bounded by StopTimeout. Either may be nil.
-func Started(name string, start, stop func(ctx context.Context) error) Part {
-	return Part{name: name, run: func(ctx context.Context, ready func()) error {
-		if start != nil {
-			if err := start(ctx); err != nil {
-				return err
-			}
-		}
-		ready()
-		<-ctx.Done()
-		if stop == nil {
-			return nil
-		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StopTimeout)
-		defer cancel()
-		return stop(sctx)
 	}}
 }
 

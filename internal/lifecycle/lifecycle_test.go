@@ -29,26 +29,31 @@ func (j *journal) lines() []string {
 	return slices.Clone(j.got)
 }
 
-// waiter is a part that records its start and its stop.
+// waiter is a part that records its start and its stop; it is ready once
+// it recorded its start.
 func waiter(j *journal, name string) lifecycle.Part {
-	return lifecycle.Started(name, func(context.Context) error { j.add("run " + name); return nil },
-		func(context.Context) error { j.add("stop " + name); return nil })
+	ready := make(chan struct{})
+	return lifecycle.Ready(name, func(ctx context.Context) error {
+		j.add("run " + name)
+		close(ready)
+		<-ctx.Done()
+		j.add("stop " + name)
+		return nil
+	}, ready)
 }
 
 func TestRun_startsInOrderStopsInReverse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		j := &journal{}
 		ctx, cancel := context.WithCancel(context.Background())
-		starter := lifecycle.Started("b", func(context.Context) error { j.add("start b"); return nil },
-			func(context.Context) error { j.add("close b"); return nil })
 		errc := make(chan error, 1)
-		go func() { errc <- lifecycle.Run(ctx, waiter(j, "a"), starter, waiter(j, "c")) }()
+		go func() { errc <- lifecycle.Run(ctx, waiter(j, "a"), waiter(j, "b"), waiter(j, "c")) }()
 		synctest.Wait()
 		cancel()
 		if err := <-errc; err != nil {
 			t.Fatalf("Run after a stop: %v, want nil", err)
 		}
-		want := []string{"run a", "start b", "run c", "stop c", "close b", "stop a"}
+		want := []string{"run a", "run b", "run c", "stop c", "stop b", "stop a"}
 		if got := j.lines(); !slices.Equal(got, want) {
 			t.Errorf("got %q, want %q", got, want)
 		}
@@ -83,7 +88,7 @@ func TestRun_failedStartStopsWhatRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		j := &journal{}
 		boom := errors.New("boom")
-		bad := lifecycle.Started("b", func(context.Context) error { return boom }, nil)
+		bad := lifecycle.Ready("b", func(context.Context) error { return boom }, make(chan struct{}))
 		err := lifecycle.Run(context.Background(), waiter(j, "a"), bad, waiter(j, "c"))
 		if !errors.Is(err, boom) {
 			t.Fatalf("Run = %v, want boom", err)
@@ -99,11 +104,11 @@ func TestRun_stopDuringAStartIsNoFailure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		j := &journal{}
 		ctx, cancel := context.WithCancel(context.Background())
-		slow := lifecycle.Started("b", func(ctx context.Context) error {
+		slow := lifecycle.Ready("b", func(ctx context.Context) error {
 			cancel() // the stop arrives while b starts
 			<-ctx.Done()
 			return ctx.Err()
-		}, nil)
+		}, make(chan struct{}))
 		if err := lifecycle.Run(ctx, waiter(j, "a"), slow, waiter(j, "c")); err != nil {
 			t.Fatalf("Run = %v, want nil", err)
 		}
