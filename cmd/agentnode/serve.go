@@ -39,8 +39,8 @@ type ServeConfig struct {
 	// where other instances reach this one (serve_agentpg.go).
 	LeaseTTL     time.Duration
 	AdvertiseURL string
-	LogLevel string // debug, info, warn, error
-	LogJSON  bool   // JSON logs instead of text
+	LogLevel     string // debug, info, warn, error
+	LogJSON      bool   // JSON logs instead of text
 
 	// PassphraseFile holds the passphrase that NIP-49 encrypts agent keys
 	// (else AGENTNODE_PASSPHRASE; neither: keys are stored as plain hex).
