@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/agentnode/agentnode/agentd/agentrpc"
+	"github.com/agentnode/agentnode/agentd/lease"
+	"github.com/agentnode/agentnode/jsonrpc"
+)
+
+// With --postgres every instance answers the HTTP endpoints, but an agent
+// runs on one of them (serve_agentpg.go). A request that needs the
+// running agent (an /acp call naming it as target, CAP on it, a write to
+// it through /api/agents) and reaches another instance is forwarded to
+// the holder's advertised URL (the lease row); while nobody holds the
+// lease (a takeover under way) it is answered 503 with Retry-After, naming
+// the holder if there is one. A forwarded request carries
+// headerForwarded and is never forwarded again.
+const headerForwarded = "X-Agentnode-Forwarded-By"
+
+// forwardAgent wraps next: requests for the agent agentOf names go to its
+// holder unless it runs here. agentOf returns "" for requests about no
+// running agent (served here).
+func (c *ServeCommand) forwardAgent(next http.Handler, agentOf func(*http.Request) string) http.Handler {
+	if c.shared == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		agent := c.forwardee(r, agentOf)
+		if agent == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		c.forward(w, r, agent)
+	})
+}
+
+// forwardee is the installed agent r is about when it does not run here
+// and r was not forwarded already; else "".
+func (c *ServeCommand) forwardee(r *http.Request, agentOf func(*http.Request) string) string {
+	if r.Header.Get(headerForwarded) != "" {
+		return ""
+	}
+	ref := agentOf(r)
+	if ref == "" {
+		return ""
+	}
+	a, err := c.daemon.Lookup(ref)
+	if err != nil || c.runsHere(a.PubKey) {
+		return "" // not installed (answered here: not found) or running here
+	}
+	return a.PubKey
+}
+
+// forward proxies r to the instance holding agent's lease.
+func (c *ServeCommand) forward(w http.ResponseWriter, r *http.Request, agent string) {
+	l, err := c.shared.leases.Get(r.Context(), agent)
+	if err != nil || l.Holder == "" || l.URL == "" || l.Holder == c.shared.leases.Instance() || !time.Now().Before(l.Expires) {
+		c.unavailable(w, r, agent, l)
+		return
+	}
+	target, err := url.Parse(l.URL)
+	if err != nil {
+		c.unavailable(w, r, agent, l)
+		return
+	}
+	p := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.SetXForwarded()
+			pr.Out.Host = r.Host
+			pr.Out.Header.Set(headerForwarded, c.shared.leases.Instance())
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			slog.Warn("forwarding to the agent's instance", "agent", agent, "holder", l.Holder, "url", l.URL, "err", err)
+			c.unavailable(w, r, agent, l)
+		},
+	}
+	p.ServeHTTP(w, r)
+}
+
+// unavailable answers 503 with Retry-After (one lease TTL): the agent is
+// being taken over, or its holder cannot be reached. /acp gets a JSON-RPC
+// error (agentrpc.CodeAgentUnavailable), the rest a JSON error.
+func (c *ServeCommand) unavailable(w http.ResponseWriter, r *http.Request, agent string, l lease.Lease) {
+	why := fmt.Sprintf("agent %s runs on no instance right now (being taken over); retry", agent)
+	if l.Holder != "" && l.Holder != c.shared.leases.Instance() {
+		why = fmt.Sprintf("agent %s runs on instance %s (%s), which does not answer; retry", agent, l.Holder, l.URL)
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(c.shared.leases.TTL().Seconds()))))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	data := map[string]string{"agentId": agent, "holder": l.Holder, "url": l.URL}
+	if r.URL.Path == pathACP {
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+			"error": jsonrpc.Error{Code: agentrpc.CodeAgentUnavailable, Message: why, Data: data}})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": why, "holder": l.Holder, "url": l.URL})
+}
+
+// acpTarget is the target of a single /acp JSON-RPC call over HTTP POST
+// (params.target: agent/message, agent/delegate); the body is read
+// (up to max bytes) and put back. Batches and websockets are served here.
+func acpTarget(max int64) func(*http.Request) string {
+	return func(r *http.Request) string {
+		if r.Method != http.MethodPost || r.Body == nil {
+			return ""
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+		r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if err != nil || int64(len(body)) > max {
+			return ""
+		}
+		var call struct {
+			Params struct {
+				Target string `json:"target"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &call) != nil {
+			return ""
+		}
+		return call.Params.Target
+	}
+}
+
+// pathAgent is the {agent} path value (CAP).
+func pathAgent(r *http.Request) string { return r.PathValue("agent") }
+
+// apiAgentWrite is the agent of a write to /api/agents/{agent}/...
+// (chat, capabilities, nudges, lessons, upgrades: the holder's daemon
+// caches them); reads, installs and removals are served by any instance.
+func apiAgentWrite(r *http.Request) string {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.PathValue("rest") == "" {
+		return ""
+	}
+	return r.PathValue("agent")
+}
