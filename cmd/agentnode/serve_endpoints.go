@@ -50,7 +50,9 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 		return httpauth.Equal(token, httpauth.Token(r))
 	}, hs.jsonrpcOptions(logger.With("component", "cap"))), pathAgent))
 	if c.shared != nil {
-		mux.Handle("/api/agents/{agent}/{rest...}", c.forwardAgent(c.relay, apiAgentWrite))
+		mux.Handle("/api/agents", c.freshAgents(c.relay))
+		mux.Handle("/api/agents/{agent}", c.freshAgents(c.relay))
+		mux.Handle("/api/agents/{agent}/{rest...}", c.freshAgents(c.forwardAgent(c.relay, apiAgentWrite)))
 	}
 	mcpserver.Mount(mux, mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
 		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/agentrpc"
 	"github.com/agentnode/agentnode/agentd/lease"
 	"github.com/agentnode/agentnode/jsonrpc"
@@ -55,11 +57,43 @@ func (c *ServeCommand) forwardee(r *http.Request, agentOf func(*http.Request) st
 	if ref == "" {
 		return ""
 	}
-	a, err := c.daemon.Lookup(ref)
+	a, err := c.lookupFresh(r.Context(), ref)
 	if err != nil || c.runsHere(a.PubKey) {
 		return "" // not installed (answered here: not found) or running here
 	}
 	return a.PubKey
+}
+
+// lookupFresh is daemon.Lookup, reading the installed agents again first
+// if ref is unknown (installed through another instance, whose
+// notification has not arrived yet).
+func (c *ServeCommand) lookupFresh(ctx context.Context, ref string) (agentd.Agent, error) {
+	a, err := c.daemon.Lookup(ref)
+	if err == nil || c.shared == nil {
+		return a, err
+	}
+	if rerr := c.daemon.Reload(ctx); rerr != nil {
+		return a, err
+	}
+	return c.daemon.Lookup(ref)
+}
+
+// freshAgents serves the agents' HTTP API after reading the installed
+// agents again when the request names an agent this instance does not
+// know, or lists them: with --postgres another instance may have installed
+// or removed one an instant ago, and a client that did so through it
+// reads its own write here too.
+func (c *ServeCommand) freshAgents(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ref := r.PathValue("agent"); ref != "" {
+			_, _ = c.lookupFresh(r.Context(), ref)
+		} else if r.Method == http.MethodGet {
+			if err := c.daemon.Reload(r.Context()); err != nil {
+				slog.Warn("reading the installed agents", "err", err)
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // forward proxies r to the instance holding agent's lease.
