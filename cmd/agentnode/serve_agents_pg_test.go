@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -505,4 +506,69 @@ func (p *dmPerson) replyTo(t *testing.T, id string) nostr.Event {
 		return len(got) > 0
 	})
 	return got[0]
+}
+
+// BenchmarkServe_AgentTakeover measures, end to end with two real
+// binaries on one database, the time from SIGKILL of the instance running
+// an agent to the first /acp agent/message answered for it through the
+// other instance (lease expiry, the survivor's tick, the agent's state
+// replay and DM catch-up, the answer). One op is one fresh pair and one
+// takeover; ns/op includes starting the binaries, the reported metrics
+// are the takeover alone. The survivor is polled every 20 ms. TTL:
+// AGENTNODE_BENCH_LEASE_TTL (a Go duration), default 2 s.
+//
+//	go test -tags libsecp256k1 -run '^$' -bench AgentTakeover -benchtime 10x ./cmd/agentnode/
+func BenchmarkServe_AgentTakeover(b *testing.B) {
+	ttl := pgTestTTL
+	if v := os.Getenv("AGENTNODE_BENCH_LEASE_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ttl = d
+	}
+	var took []time.Duration
+	for range b.N {
+		took = append(took, takeoverOnce(b, ttl))
+	}
+	slices.Sort(took)
+	var sum time.Duration
+	for _, d := range took {
+		sum += d
+	}
+	b.ReportMetric(float64(sum)/float64(len(took))/float64(ttl), "mean-xTTL")
+	b.ReportMetric(float64(took[len(took)-1])/float64(ttl), "max-xTTL")
+	b.ReportMetric(float64(took[len(took)/2].Milliseconds()), "p50-ms")
+	b.ReportMetric(ttl.Seconds(), "ttl-s")
+}
+
+// takeoverOnce starts a pair, installs an agent, kills its instance and
+// returns the time until the survivor answered for it.
+func takeoverOnce(b *testing.B, ttl time.Duration) time.Duration {
+	p := startPGPair(b, ttl)
+	agent := p.installOn(b, p.nodes[0])
+	_, hi := p.holder(b, agent, "")
+	holder, survivor := p.nodes[hi], p.nodes[1-hi]
+	token := survivor.token(b)
+	testkit.WaitFor(b, pgWait, "agent/message answered before the kill", func() bool {
+		_, _, err := acpMessage(survivor, token, agent, "warm")
+		return err == nil
+	})
+	holder.kill(b)
+	start := time.Now()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(pgWait)
+	for {
+		if _, _, err := acpMessage(survivor, token, agent, "after"); err == nil {
+			took := time.Since(start)
+			survivor.kill(b)
+			return took
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			b.Fatalf("no answer from the survivor within %v", pgWait)
+		}
+	}
 }
