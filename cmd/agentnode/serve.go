@@ -94,7 +94,7 @@ func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	fs.StringVar(&c.Config.DataDir, "data", c.m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
 	fs.StringVar(&c.Config.Postgres, "postgres", c.m.envOr("AGENTNODE_POSTGRES", ""), "PostgreSQL URL: the relay's events live there, shared by every instance on it, see docs/POSTGRES.md (env AGENTNODE_POSTGRES)")
 	fs.DurationVar(&c.Config.LeaseTTL, "lease-ttl", 0, "with --postgres: how long an agent's lease on this instance lasts without renewal; another instance takes the agent over within about 1.25 times that after this one dies (default 15s, or the config's postgres.lease_ttl_seconds)")
-	fs.StringVar(&c.Config.AdvertiseURL, "advertise-url", c.m.envOr("AGENTNODE_ADVERTISE_URL", ""), "with --postgres: the http(s) base URL other instances reach this one at, to forward requests for the agents it runs (default http:// and the listen address; env AGENTNODE_ADVERTISE_URL)")
+	fs.StringVar(&c.Config.AdvertiseURL, "advertise-url", c.m.envOr("AGENTNODE_ADVERTISE_URL", ""), "with --postgres: the http(s) base URL other instances reach this one at, to forward requests for the agents it runs; default http:// and the listen address (env AGENTNODE_ADVERTISE_URL)")
 	fs.StringVar(&c.Config.LogLevel, "log-level", c.m.envOr("AGENTNODE_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTNODE_LOG_LEVEL)")
 	fs.BoolVar(&c.Config.LogJSON, "log-json", false, "write logs as JSON lines")
 	fs.StringVar(&c.Config.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts agent keys (NIP-49); else env AGENTNODE_PASSPHRASE")

@@ -38,11 +38,14 @@ func parsePostgresSection(top map[string]json.RawMessage, f *serveFile) error {
 	if err := dec.Decode(&f.Postgres); err != nil {
 		return fmt.Errorf(`"postgres": %v`, jsonFieldError(err))
 	}
-	if f.Postgres.URL == "" {
+	p := f.Postgres
+	switch {
+	case p.URL == "" && p.LeaseTTLSeconds == 0 && p.AdvertiseURL == "":
 		return fmt.Errorf(`"postgres.url" is empty`)
-	}
-	if err := pgstore.CheckURL(f.Postgres.URL); err != nil {
-		return fmt.Errorf(`"postgres.url": %v`, err)
+	case p.URL != "": // else --postgres or AGENTNODE_POSTGRES names it
+		if err := pgstore.CheckURL(p.URL); err != nil {
+			return fmt.Errorf(`"postgres.url": %v`, err)
+		}
 	}
 	if f.Postgres.LeaseTTLSeconds < 0 {
 		return fmt.Errorf(`"postgres.lease_ttl_seconds" is negative`)
