@@ -356,6 +356,9 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 			t.Fatalf("agent/message via %s = %q, want %q", n.addr, got, want)
 		}
 	}
+	if n := p.startedHere(agent); n != 1 {
+		t.Fatalf("the agent started on %d instances, want 1", n)
+	}
 	before := conversationLog(t, holder, p.owner.PK, agent)
 	if len(before) < 4 {
 		t.Fatalf("conversation log before the kill: %d entries, want 4", len(before))
@@ -405,6 +408,56 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 	if n := len(person.repliesTo(t, rumor.ID)); n != 1 {
 		t.Errorf("%d replies to the DM, want 1", n)
 	}
+}
+
+// startedHere counts the "agent runs here" log lines for agent on both
+// nodes.
+func (p *pgPair) startedHere(agent string) int {
+	n := 0
+	for _, node := range p.nodes {
+		for _, line := range strings.Split(node.logs.String(), "\n") {
+			if strings.Contains(line, `msg="agent runs here"`) && strings.Contains(line, agent) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestServe_PostgresAgents_CleanStopReleases: an instance stopped with
+// SIGTERM hands its leases back before it exits (lease.ReleaseAll), so the
+// other takes the agent at its next tick instead of after the TTL.
+func TestServe_PostgresAgents_CleanStopReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary twice")
+	}
+	p := startPGPair(t, 10*time.Second) // a TTL that outlasts the checks below
+	agent := p.installOn(t, p.nodes[0])
+	first, hi := p.holder(t, agent, "")
+	holder := p.nodes[hi]
+	if err := holder.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-holder.exited
+	if !strings.Contains(holder.logs.String(), "shutting down") {
+		t.Fatalf("no clean shutdown:\n%s", holder.logs.String())
+	}
+	l, err := p.observer.Get(context.Background(), agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Holder == first.Holder {
+		t.Fatalf("after a clean stop the lease is still %s's (expires %v)", l.Holder, l.Expires)
+	}
+	second, si := p.holder(t, agent, first.Holder)
+	if si != 1-hi || !second.Acquired.Before(first.Expires.Add(first.Expires.Sub(first.Acquired))) {
+		t.Fatalf("lease after a clean stop: %+v (before %+v)", second, first)
+	}
+	token := p.nodes[si].token(t)
+	testkit.WaitFor(t, pgWait, "the other instance answering", func() bool {
+		_, _, err := acpMessage(p.nodes[si], token, agent, "after a clean stop")
+		return err == nil
+	})
 }
 
 // dmPerson is a NIP-17 client authenticated on a node's relay.
