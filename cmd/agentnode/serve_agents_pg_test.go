@@ -356,6 +356,7 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 			t.Fatalf("agent/message via %s = %q, want %q", n.addr, got, want)
 		}
 	}
+	checkCAPAnyInstance(t, holder, survivor, token, agent)
 	if n := p.startedHere(agent); n != 1 {
 		t.Fatalf("the agent started on %d instances, want 1", n)
 	}
@@ -407,6 +408,40 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 	// DM ledger's Begin is decided by the database. Count the replies now.
 	if n := len(person.repliesTo(t, rumor.ID)); n != 1 {
 		t.Errorf("%d replies to the DM, want 1", n)
+	}
+}
+
+// checkCAPAnyInstance: CAP (HTTP and websocket) and MCP for the agent
+// answer through both instances, the other forwarding to the holder.
+func checkCAPAnyInstance(t *testing.T, holder, other *pgNode, token, agent string) {
+	t.Helper()
+	path := "/cap/agents/" + agent
+	req, _ := http.NewRequest(http.MethodPost, other.url(path), strings.NewReader(rpcRequest(1, "capability.list", map[string]any{})))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get(headerServedBy) == "" {
+		t.Fatalf("CAP via the other instance: %d, served by %q; want 200 from the holder", resp.StatusCode, resp.Header.Get(headerServedBy))
+	}
+	for _, n := range []*pgNode{holder, other} {
+		var list []json.RawMessage
+		mustResult(t, "capability.list via "+n.addr, rpcPost(t, n.url(path), token, "capability.list", map[string]any{}), &list)
+		conn, _, err := dialWS(t, "ws://"+n.addr+path, token)
+		if err != nil {
+			t.Fatalf("CAP websocket via %s: %v", n.addr, err)
+		}
+		mustResult(t, "capability.list over ws via "+n.addr, wsCall(t, conn, "capability.list", map[string]any{}), &list)
+		conn.Close()
+		cs, err := mcpConnect(t, n.url("/mcp/agents/"+agent), token)
+		if err != nil {
+			t.Fatalf("MCP via %s: %v", n.addr, err)
+		}
+		mcpToolNames(t, cs)
+		cs.Close()
 	}
 }
 

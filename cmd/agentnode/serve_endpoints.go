@@ -54,10 +54,14 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 		mux.Handle("/api/agents/{agent}", c.freshAgents(c.relay))
 		mux.Handle("/api/agents/{agent}/{rest...}", c.freshAgents(c.forwardAgent(c.relay, apiAgentWrite)))
 	}
-	mcpserver.Mount(mux, mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
+	mcp := mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
 		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
 		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
-		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }}))
+		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }})
+	mcpserver.Mount(mux, mcp)
+	if c.shared != nil {
+		mux.Handle("/mcp/agents/{agent}", c.forwardAgent(mcp, pathAgent))
+	}
 	c.mountWeb(mux, token, logger)
 	mux.Handle("/", c.relay)
 	return mux, nil

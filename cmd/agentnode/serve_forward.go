@@ -30,6 +30,10 @@ import (
 // headerForwarded and is never forwarded again.
 const headerForwarded = "X-Agentnode-Forwarded-By"
 
+// headerServedBy names, on a forwarded request's response, the instance
+// that answered it.
+const headerServedBy = "X-Agentnode-Served-By"
+
 // forwardAgent wraps next: requests for the agent agentOf names go to its
 // holder unless it runs here. agentOf returns "" for requests about no
 // running agent (served here).
@@ -114,6 +118,10 @@ func (c *ServeCommand) forward(w http.ResponseWriter, r *http.Request, agent str
 			pr.SetXForwarded()
 			pr.Out.Host = r.Host
 			pr.Out.Header.Set(headerForwarded, c.shared.leases.Instance())
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			resp.Header.Set(headerServedBy, l.Holder)
+			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			slog.Warn("forwarding to the agent's instance", "agent", agent, "holder", l.Holder, "url", l.URL, "err", err)
