@@ -33,6 +33,7 @@ type serveShared struct {
 	leases  *lease.Manager
 	h       *agentpg.Handover
 	sync    *agentpg.StateSync // set by openState
+	token   string             // the shared API token
 	changed chan struct{}      // the agents running here changed (cap 1)
 	topics  topicQueue         // DB.Listen's topics, drained by runListen
 }
@@ -76,6 +77,7 @@ func (c *ServeCommand) writeSharedToken(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	c.shared.token = token
 	path := agentd.TokenPath(c.Config.DataDir)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("serve: %w", err)

@@ -356,13 +356,34 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 			t.Fatalf("agent/message via %s = %q, want %q", n.addr, got, want)
 		}
 	}
+	// Over /acp's websocket (not forwarded as HTTP is): the chat itself
+	// goes to the holder.
+	conn, _, err := dialWS(t, "ws://"+survivor.addr+pathACP, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Content struct {
+			Payload struct {
+				Messages []struct {
+					Text string `json:"text"`
+				} `json:"messages"`
+			} `json:"payload"`
+		} `json:"content"`
+	}
+	mustResult(t, "agent/message over ws", wsCall(t, conn, "agent/message", map[string]any{"target": agent,
+		"content": map[string]any{"type": "request", "payload": map[string]any{"messages": []map[string]any{{"text": "before ws"}}}}}), &res)
+	conn.Close()
+	if len(res.Content.Payload.Messages) != 1 || res.Content.Payload.Messages[0].Text != "pong: before ws" {
+		t.Fatalf("agent/message over ws via the other instance = %+v", res)
+	}
 	checkCAPAnyInstance(t, holder, survivor, token, agent)
 	if n := p.startedHere(agent); n != 1 {
 		t.Fatalf("the agent started on %d instances, want 1", n)
 	}
 	before := conversationLog(t, holder, p.owner.PK, agent)
-	if len(before) < 4 {
-		t.Fatalf("conversation log before the kill: %d entries, want 4", len(before))
+	if len(before) != 6 { // 3 messages and answers, all in the holder's log
+		t.Fatalf("conversation log before the kill: %d entries, want 6", len(before))
 	}
 
 	holder.kill(t)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
@@ -188,4 +190,50 @@ func apiAgentWrite(r *http.Request) string {
 		return ""
 	}
 	return r.PathValue("agent")
+}
+
+// errNotHere: with --postgres, the agent runs on no instance right now
+// (being taken over), or on one that does not answer.
+var errNotHere = errors.New("agent not running on any reachable instance; retry")
+
+// chatElsewhere runs one chat message of an agent another instance runs
+// there, as an /acp agent/message to its holder (the conversation becomes
+// that message's sessionId). Chats reach an instance that does not run
+// the agent through /acp over websocket and through tasks that instance
+// executes; HTTP requests are forwarded before they get here.
+func (c *ServeCommand) chatElsewhere(ctx context.Context, agent, conversation, text string) (string, error) {
+	l, err := c.shared.leases.Get(ctx, agent)
+	if err != nil || l.Holder == "" || l.URL == "" || l.Holder == c.shared.leases.Instance() || !time.Now().Before(l.Expires) {
+		return "", fmt.Errorf("%w (agent %s, holder %q)", errNotHere, agent, l.Holder)
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "agent/message",
+		"params": agentrpc.MessageParams{Target: agent, Content: agentrpc.MessageContent{Type: "request",
+			Payload: agentrpc.MessagePayload{Messages: []agentrpc.TextMessage{{Text: text}},
+				Context: map[string]any{"sessionId": conversation}}}}})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(l.URL, "/")+pathACP, bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.shared.token)
+	req.Header.Set(headerForwarded, c.shared.leases.Instance())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("%w (agent %s on %s: %v)", errNotHere, agent, l.Holder, err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result *agentrpc.MessageResult `json:"result"`
+		Error  *jsonrpc.Error          `json:"error"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&out); err != nil {
+		return "", fmt.Errorf("agent %s on %s: %d: %w", agent, l.Holder, resp.StatusCode, err)
+	}
+	switch {
+	case out.Error != nil:
+		return "", out.Error
+	case out.Result == nil || len(out.Result.Content.Payload.Messages) == 0:
+		return "", fmt.Errorf("agent %s on %s: no answer", agent, l.Holder)
+	}
+	return out.Result.Content.Payload.Messages[0].Text, nil
 }

@@ -175,6 +175,9 @@ func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) 
 // chatAnswer runs one message through the agent's chat (router and model
 // loop) and returns the answer; a revoked agent fails (agentd.ErrRevoked).
 func (c *ServeCommand) chatAnswer(ctx context.Context, agent, conversation, text string) (string, error) {
+	if c.shared != nil && c.isLocal(agent) && !c.runsHere(agent) { // --postgres: another instance runs it
+		return c.chatElsewhere(ctx, agent, conversation, text)
+	}
 	r, err := c.daemon.Chat(ctx, agent, conversation, text)
 	return r.Answer, err
 }
