@@ -377,13 +377,18 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 	if len(res.Content.Payload.Messages) != 1 || res.Content.Payload.Messages[0].Text != "pong: before ws" {
 		t.Fatalf("agent/message over ws via the other instance = %+v", res)
 	}
+	// The CLI's chat through the other instance (POST /api/agents/{agent}/chat, forwarded).
+	otherEnv := map[string]string{"AGENTNODE_NODE": survivor.url(""), "AGENTNODE_DATA": survivor.data}
+	if out := mustCLI(t, otherEnv, "chat", agent, "-m", "before cli"); !strings.Contains(out, "pong: before cli") {
+		t.Fatalf("agentnode chat via the other instance: %q", out)
+	}
 	checkCAPAnyInstance(t, holder, survivor, token, agent)
 	if n := p.startedHere(agent); n != 1 {
 		t.Fatalf("the agent started on %d instances, want 1", n)
 	}
 	before := conversationLog(t, holder, p.owner.PK, agent)
-	if len(before) != 6 { // 3 messages and answers, all in the holder's log
-		t.Fatalf("conversation log before the kill: %d entries, want 6", len(before))
+	if len(before) != 8 { // 4 messages and answers, all in the holder's log
+		t.Fatalf("conversation log before the kill: %d entries, want 8", len(before))
 	}
 
 	holder.kill(t)
