@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -684,5 +685,37 @@ func takeoverOnce(b *testing.B, ttl time.Duration) time.Duration {
 		case <-deadline:
 			b.Fatalf("no answer from the survivor within %v", pgWait)
 		}
+	}
+}
+
+// TestServe_PostgresAgents_RemoveThroughOther: `agentnode agent remove`
+// through the instance not running the agent removes it everywhere: its
+// lease row goes, the holder stops it at its next tick, and neither
+// instance lists it.
+func TestServe_PostgresAgents_RemoveThroughOther(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary twice")
+	}
+	p := startPGPair(t, pgTestTTL)
+	agent := p.installOn(t, p.nodes[0])
+	_, hi := p.holder(t, agent, "")
+	holder, other := p.nodes[hi], p.nodes[1-hi]
+	env := func(n *pgNode) map[string]string {
+		return map[string]string{"AGENTNODE_NODE": n.url(""), "AGENTNODE_DATA": n.data}
+	}
+	mustCLI(t, env(other), "agent", "remove", agent, "--yes")
+	testkit.WaitFor(t, pgWait, "the holder stopping the removed agent", func() bool {
+		return strings.Contains(holder.logs.String(), "agent stopped here: lease lost")
+	})
+	if _, err := p.observer.Get(context.Background(), agent); !errors.Is(err, lease.ErrNotFound) {
+		t.Fatalf("lease row after the removal: %v", err)
+	}
+	for _, n := range p.nodes {
+		if out := mustCLI(t, env(n), "agent", "list", "--json"); strings.Contains(out, agent) {
+			t.Errorf("%s still lists the removed agent:\n%s", n.addr, out)
+		}
+	}
+	if _, status, err := acpMessage(holder, holder.token(t), agent, "gone?"); err == nil {
+		t.Errorf("agent/message to the removed agent answered (%d)", status)
 	}
 }
