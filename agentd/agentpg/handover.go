@@ -32,6 +32,10 @@ type Handover struct {
 	// Parallel bounds the takeovers under way at once; 0: 4.
 	Parallel int
 	Logger   *slog.Logger
+	// Changed, when set, is called after the set of agents running here
+	// changed (Runs): an agent started or stopped. It may run under the
+	// Handover's lock: it must not block nor call back (signal a channel).
+	Changed func()
 
 	mu       sync.Mutex
 	running  map[string]lease.Lease
@@ -75,7 +79,11 @@ func (h *Handover) apply(ctx context.Context, c lease.Change) {
 		t.cancel()
 		delete(h.starting, agent)
 	}
+	_, was := h.running[agent]
 	delete(h.running, agent)
+	if was {
+		defer h.changed()
+	}
 	if !c.Held {
 		h.logger().Info("agent stopped here: lease lost", "agent", agent, "epoch", c.Lease.Epoch)
 		return
@@ -118,6 +126,7 @@ func (h *Handover) start(ctx context.Context, t *takeover) error {
 	}
 	h.running[t.lease.Agent] = t.lease
 	h.mu.Unlock()
+	h.changed()
 	if h.DMs != nil {
 		return h.DMs.TakeOver(ctx, t.lease.Agent)
 	}
@@ -132,8 +141,9 @@ func (h *Handover) finish(ctx context.Context, t *takeover, err error) {
 	mine := h.starting[agent] == t
 	if mine {
 		delete(h.starting, agent)
-		if err != nil {
+		if _, was := h.running[agent]; err != nil && was {
 			delete(h.running, agent)
+			defer h.changed()
 		}
 	}
 	h.mu.Unlock()
@@ -190,6 +200,12 @@ func (h *Handover) Running() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+func (h *Handover) changed() {
+	if h.Changed != nil {
+		h.Changed()
+	}
 }
 
 func (h *Handover) logger() *slog.Logger {

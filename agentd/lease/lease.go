@@ -180,7 +180,11 @@ func (m *Manager) Remove(ctx context.Context, agent string) error {
 	return nil
 }
 
-const leaseCols = `agent, holder, holder_url, epoch, acquired_at, expires_at`
+// leaseCols are a lease row's columns as scanLease reads them; a free
+// row's expires_at is -infinity, which time.Time cannot hold: it reads as
+// the Unix epoch (expired all the same).
+const leaseCols = `agent, holder, holder_url, epoch, acquired_at,
+	CASE WHEN isfinite(expires_at) THEN expires_at ELSE 'epoch'::timestamptz END`
 
 func scanLease(row pgx.Row) (Lease, error) {
 	var l Lease

@@ -356,3 +356,27 @@ func TestManager_lossWhenDatabaseGone(t *testing.T) {
 		t.Fatalf("got %+v, want agent-00 lost", c)
 	}
 }
+
+// TestManager_Get_free: Get reads a free row (never held, or released),
+// whose expiry is -infinity in the database, as free and expired.
+func TestManager_Get_free(t *testing.T) {
+	ctx := context.Background()
+	m := open(t, pgtest.URL(t), "a", time.Second)
+	agent := addAgents(t, m, 1)[0]
+	for _, when := range []string{"never held", "released"} {
+		got, err := m.Get(ctx, agent)
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if got.Holder != "" || !got.Expires.Before(time.Now()) {
+			t.Fatalf("%s: %+v, want free and expired", when, got)
+		}
+		l, err := m.Acquire(ctx, agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Release(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

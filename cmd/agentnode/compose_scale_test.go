@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -86,6 +87,15 @@ func TestDockerCompose_ScaleProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 		upstreams = append(upstreams, name+":"+port)
+		// Agents run on both: each advertises its own address to the other
+		// (requests for its agents are forwarded there), with the lease TTL
+		// of the config file.
+		if got, want := c.advertiseURL(), "http://"+name+":"+port; got != want {
+			t.Errorf("%s advertises %q, want %q", name, got, want)
+		}
+		if got := c.leaseTTL(); got != 15*time.Second {
+			t.Errorf("%s: lease TTL %v, want 15s", name, got)
+		}
 	}
 	checkProxy(t, root, cf.Services["proxy"].Volumes, cf.Services["proxy"].Profiles, upstreams)
 }

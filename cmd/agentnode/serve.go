@@ -34,8 +34,13 @@ type ServeConfig struct {
 	Listen   string // host:port to listen on
 	DataDir  string // where events and indexes live
 	Postgres string // --postgres: events in this PostgreSQL database instead (serve_config_postgres.go)
-	LogLevel string // debug, info, warn, error
-	LogJSON  bool   // JSON logs instead of text
+	// LeaseTTL (--lease-ttl) and AdvertiseURL (--advertise-url) apply with
+	// Postgres only: how long an agent's lease lasts without renewal, and
+	// where other instances reach this one (serve_agentpg.go).
+	LeaseTTL     time.Duration
+	AdvertiseURL string
+	LogLevel     string // debug, info, warn, error
+	LogJSON      bool   // JSON logs instead of text
 
 	// PassphraseFile holds the passphrase that NIP-49 encrypts agent keys
 	// (else AGENTNODE_PASSPHRASE; neither: keys are stored as plain hex).
@@ -69,6 +74,8 @@ type ServeCommand struct {
 	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_runtime.go)
 	acp *serveACP     // Agent Context Protocol endpoint, tasks, consent (serve_acp.go)
 
+	shared *serveShared // --postgres: agents placed among instances (serve_agentpg.go); nil embedded
+
 	file *serveFile // --config as read by ParseFlags (serve_config.go)
 
 	closers []func(context.Context) error // what Open took, in order: Close undoes it backwards
@@ -76,7 +83,7 @@ type ServeCommand struct {
 
 // FlagSet declares serve's flags, bound to c.Config, with environment defaults.
 func (c *ServeCommand) FlagSet() *flag.FlagSet {
-	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--postgres URL] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--config FILE] [--peer URL]...")
+	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--postgres URL [--lease-ttl D] [--advertise-url URL]] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--config FILE] [--peer URL]...")
 	c.Config.Peers = nil // defaults from the environment; --peer adds to them
 	for _, p := range strings.Split(c.m.envOr("AGENTNODE_PEERS", ""), ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -86,6 +93,8 @@ func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	fs.StringVar(&c.Config.Listen, "listen", c.m.envOr("AGENTNODE_LISTEN", DefaultListen), "address to listen on (env AGENTNODE_LISTEN)")
 	fs.StringVar(&c.Config.DataDir, "data", c.m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
 	fs.StringVar(&c.Config.Postgres, "postgres", c.m.envOr("AGENTNODE_POSTGRES", ""), "PostgreSQL URL: the relay's events live there, shared by every instance on it, see docs/POSTGRES.md (env AGENTNODE_POSTGRES)")
+	fs.DurationVar(&c.Config.LeaseTTL, "lease-ttl", 0, "with --postgres: how long an agent's lease on this instance lasts without renewal; another instance takes the agent over within about 1.25 times that after this one dies (default 15s, or the config's postgres.lease_ttl_seconds)")
+	fs.StringVar(&c.Config.AdvertiseURL, "advertise-url", c.m.envOr("AGENTNODE_ADVERTISE_URL", ""), "with --postgres: the http(s) base URL other instances reach this one at, to forward requests for the agents it runs; default http:// and the listen address (env AGENTNODE_ADVERTISE_URL)")
 	fs.StringVar(&c.Config.LogLevel, "log-level", c.m.envOr("AGENTNODE_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTNODE_LOG_LEVEL)")
 	fs.BoolVar(&c.Config.LogJSON, "log-json", false, "write logs as JSON lines")
 	fs.StringVar(&c.Config.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts agent keys (NIP-49); else env AGENTNODE_PASSPHRASE")
@@ -147,6 +156,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 	for _, open := range []func(context.Context, *slog.Logger) error{
 		c.openRelay,     // events, search, NIP-11: everything else reads and writes through it
 		c.listen,        // the address the 25910 client and the DM relay lists name
+		c.openShared,    // --postgres: the agents' data and leases, shared by the instances
 		c.openPeers,     // --peer sync, over the relay
 		c.openState,     // the ASM store; its replicators follow the daemon's agents
 		c.openRuntime,   // metrics, model, 25910 client, tool bindings
@@ -177,7 +187,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 // out before the first client asks) and they stop in reverse order. A stop
 // during the start is no failure.
 func (c *ServeCommand) Serve(ctx context.Context) error {
-	err := lifecycle.Run(ctx,
+	parts := []lifecycle.Part{
 		lifecycle.Func("peers", c.runPeers),
 		lifecycle.Func("state lifecycle", c.runStateLifecycle),
 		lifecycle.Func("state replication", c.asm.sup.Run),
@@ -189,10 +199,12 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Ready("a2a server", c.rt.rpcSrv.Run, c.rt.rpcSrv.Ready()),
 		lifecycle.Func("a2a on peers", c.rt.rpcPeers.Run),
 		lifecycle.Ready("dm", c.rt.dm.Run, c.rt.dm.Ready()),
+	}
+	parts = append(parts, c.sharedParts()...) // --postgres: after DMs, which a takeover catches up on
+	parts = append(parts,
 		lifecycle.Func("agent changes", c.followAgents),
-		lifecycle.Func("http", c.runHTTP),
-	)
-	if err != nil {
+		lifecycle.Func("http", c.runHTTP))
+	if err := lifecycle.Run(ctx, parts...); err != nil {
 		return stoppedOr(ctx, fmt.Errorf("serve: %w", err))
 	}
 	return nil
@@ -310,12 +322,18 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 	cfg := agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
 		Trust: trust, Passphrase: pass, Logger: logger}
 	c.daemonRuntime(&cfg)
+	if err := c.daemonShared(ctx, &cfg); err != nil {
+		return err
+	}
 	d, err := agentd.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	c.daemon = d
 	c.onClose(d.Close)
+	if err := c.placeAgents(ctx); err != nil {
+		return err
+	}
 	h := d.Handler()
 	c.relay.Handle("/api/agents", h)
 	c.relay.Handle("/api/agents/", h)

@@ -32,7 +32,11 @@ func (c *ServeCommand) openConsent(ctx context.Context, _ *slog.Logger) error {
 	if c.file != nil {
 		policy = c.file.Consent
 	}
-	own, err := consent.Open(ctx, consent.Config{Path: filepath.Join(c.Config.DataDir, "agents", "consent.db"), Policy: policy})
+	cfg := consent.Config{Path: filepath.Join(c.Config.DataDir, "agents", "consent.db"), Policy: policy}
+	if c.shared != nil { // decided once for every instance; others' decisions seen on notification or poll
+		cfg.Backend, cfg.Poll, cfg.Refresh = c.shared.db.Consent(), time.Second, 2*time.Second
+	}
+	own, err := consent.Open(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("serve: consent: %w", err)
 	}
@@ -49,8 +53,12 @@ func (c *ServeCommand) revoked(agent string) bool {
 // openACP opens the task queue and the endpoint over the directory, the
 // daemon's chat and the 25910 client, and mounts /api/consent.
 func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
-	ts, err := tasks.Open(ctx, tasks.Config{Path: filepath.Join(c.Config.DataDir, "agents", "tasks.db"),
-		Logger: logger.With("component", "tasks")})
+	tcfg := tasks.Config{Path: filepath.Join(c.Config.DataDir, "agents", "tasks.db"),
+		Logger: logger.With("component", "tasks")}
+	if c.shared != nil {
+		tcfg.Backend, tcfg.Poll = c.shared.db.Tasks(), time.Second
+	}
+	ts, err := tasks.Open(ctx, tcfg)
 	if err != nil {
 		return fmt.Errorf("serve: tasks: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 
 	"github.com/agentnode/agentnode/relay/pgstore"
 )
@@ -12,12 +13,18 @@ import (
 // holds the relay's events when several instances act as one node
 // (docs/POSTGRES.md).
 //
-//	"postgres": {"url": "postgres://agentnode@db:5432/agentnode?sslmode=disable"}
+//	"postgres": {"url": "postgres://agentnode@db:5432/agentnode?sslmode=disable",
+//	             "lease_ttl_seconds": 15, "advertise_url": "http://node-1:7447"}
 //
-// --postgres (or AGENTNODE_POSTGRES) overrides it. The agent daemon's own
-// files stay in --data.
+// --postgres (or AGENTNODE_POSTGRES) overrides the URL. The agent daemon's
+// data lives there too (serve_agentpg.go): each installed agent runs on one
+// instance, under a lease of lease_ttl_seconds (default 15); advertise_url
+// is where the other instances reach this one to forward an agent's
+// requests (default: http:// and the listen address).
 type servePostgres struct {
-	URL string `json:"url"`
+	URL             string  `json:"url"`
+	LeaseTTLSeconds float64 `json:"lease_ttl_seconds"`
+	AdvertiseURL    string  `json:"advertise_url"`
 }
 
 // parsePostgresSection decodes the "postgres" section and checks its URL.
@@ -31,11 +38,31 @@ func parsePostgresSection(top map[string]json.RawMessage, f *serveFile) error {
 	if err := dec.Decode(&f.Postgres); err != nil {
 		return fmt.Errorf(`"postgres": %v`, jsonFieldError(err))
 	}
-	if f.Postgres.URL == "" {
+	p := f.Postgres
+	switch {
+	case p.URL == "" && p.LeaseTTLSeconds == 0 && p.AdvertiseURL == "":
 		return fmt.Errorf(`"postgres.url" is empty`)
+	case p.URL != "": // else --postgres or AGENTNODE_POSTGRES names it
+		if err := pgstore.CheckURL(p.URL); err != nil {
+			return fmt.Errorf(`"postgres.url": %v`, err)
+		}
 	}
-	if err := pgstore.CheckURL(f.Postgres.URL); err != nil {
-		return fmt.Errorf(`"postgres.url": %v`, err)
+	if f.Postgres.LeaseTTLSeconds < 0 {
+		return fmt.Errorf(`"postgres.lease_ttl_seconds" is negative`)
+	}
+	if u := f.Postgres.AdvertiseURL; u != "" {
+		if err := checkAdvertiseURL(u); err != nil {
+			return fmt.Errorf(`"postgres.advertise_url": %v`, err)
+		}
+	}
+	return nil
+}
+
+// checkAdvertiseURL accepts an http:// or https:// base URL with a host.
+func checkAdvertiseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q: want an http:// or https:// URL such as http://node-1:7447", raw)
 	}
 	return nil
 }

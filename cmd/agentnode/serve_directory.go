@@ -28,10 +28,14 @@ func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) e
 	if c.file != nil {
 		dc = c.file.Directory
 	}
-	c.rt.dir = directory.New(directory.Config{Source: c.relay, Allowlist: allow,
+	dcfg := directory.Config{Source: c.relay, Allowlist: allow,
 		HeartbeatTTL: time.Duration(dc.TTLSeconds) * time.Second,
 		Local:        func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
-		Logger:       logger.With("component", "directory")})
+		Logger:       logger.With("component", "directory")}
+	if c.shared != nil {
+		dcfg.Registrations = c.shared.db.Registrations()
+	}
+	c.rt.dir = directory.New(dcfg)
 	c.rt.beat = directory.NewHeartbeater(directory.HeartbeaterConfig{Agents: c.agentKeys,
 		Interval: time.Duration(dc.HeartbeatSeconds) * time.Second,
 		Keys:     c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,

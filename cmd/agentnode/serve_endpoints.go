@@ -44,14 +44,24 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 	host := cap.NewHost(c.daemon.CapSource(), cap.Options{})
 	hs := c.httpConfig()
 	mux := http.NewServeMux()
-	mux.Handle(pathACP, c.acp.svc)
-	mux.Handle(pathCAP, cap.Handler(host, func(r *http.Request, _ string) error {
+	// --postgres: requests for an agent another instance runs go there (serve_forward.go)
+	mux.Handle(pathACP, c.forwardAgent(c.acp.svc, acpTarget(hs.MaxBodyBytes)))
+	mux.Handle(pathCAP, c.forwardAgent(cap.Handler(host, func(r *http.Request, _ string) error {
 		return httpauth.Equal(token, httpauth.Token(r))
-	}, hs.jsonrpcOptions(logger.With("component", "cap"))))
-	mcpserver.Mount(mux, mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
+	}, hs.jsonrpcOptions(logger.With("component", "cap"))), pathAgent))
+	if c.shared != nil {
+		mux.Handle("/api/agents", c.freshAgents(c.relay))
+		mux.Handle("/api/agents/{agent}", c.freshAgents(c.relay))
+		mux.Handle("/api/agents/{agent}/{rest...}", c.freshAgents(c.forwardAgent(c.relay, apiAgentWrite)))
+	}
+	mcp := mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
 		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
 		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
-		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }}))
+		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }})
+	mcpserver.Mount(mux, mcp)
+	if c.shared != nil {
+		mux.Handle("/mcp/agents/{agent}", c.forwardAgent(mcp, pathAgent))
+	}
 	c.mountWeb(mux, token, logger)
 	mux.Handle("/", c.relay)
 	return mux, nil

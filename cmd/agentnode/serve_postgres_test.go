@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -39,6 +40,9 @@ func TestServeConfig_PostgresSection(t *testing.T) {
 		if err := sc.ParseFlags(c.args); err != nil {
 			t.Fatalf("%q: %v", c.args, err)
 		}
+		if got := sc.leaseTTL(); got != 15*time.Second {
+			t.Errorf("%q: lease TTL %v, want the default 15s", c.args, got)
+		}
 		if got := sc.postgresURL(); got != c.want {
 			t.Errorf("%q env %q: postgres URL %q, want %q", c.args, c.env, got, c.want)
 		}
@@ -47,9 +51,34 @@ func TestServeConfig_PostgresSection(t *testing.T) {
 		`{"postgres": {"url": ""}}`:                         `"postgres.url" is empty`,
 		`{"postgres": {"url": "postgres://h:notaport/db"}}`: `"postgres.url"`,
 		`{"postgres": {"bogus": 1}}`:                        `unknown`,
+		`{"postgres": {"lease_ttl_seconds": -1}}`:           `negative`,
+		`{"postgres": {"advertise_url": "ws://x:1"}}`:       `"postgres.advertise_url"`,
 	} {
 		if err := parseServeFile([]byte(body), &serveFile{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %s", body, err, want)
+		}
+	}
+}
+
+// TestServeConfig_PostgresLease: --lease-ttl overrides the file's
+// lease_ttl_seconds; a file with only lease settings is accepted (the URL
+// comes from --postgres or the environment).
+func TestServeConfig_PostgresLease(t *testing.T) {
+	cfg := configFile(t, map[string]any{"postgres": map[string]any{"lease_ttl_seconds": 3, "advertise_url": "http://node-1:7447"}})
+	for args, want := range map[string]time.Duration{"": 3 * time.Second, "--lease-ttl=500ms": 500 * time.Millisecond} {
+		sc := &ServeCommand{m: &Main{Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}}
+		argv := []string{"--config", cfg}
+		if args != "" {
+			argv = append(argv, args)
+		}
+		if err := sc.ParseFlags(argv); err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.leaseTTL(); got != want {
+			t.Errorf("%q: lease TTL %v, want %v", argv, got, want)
+		}
+		if got := sc.advertiseURL(); got != "http://node-1:7447" {
+			t.Errorf("advertise URL %q", got)
 		}
 	}
 }

@@ -108,15 +108,26 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 // openDM builds the kind-25910 server answering calls to the local agents
 // (on the node's relay, and on every --peer relay through rpcPeers) and
 // the NIP-17 DM service; they run in Serve.
-func (c *ServeCommand) openDM(_ context.Context, logger *slog.Logger) error {
+func (c *ServeCommand) openDM(ctx context.Context, logger *slog.Logger) error {
 	c.rt.rpcSrv = nostrrpc.NewServer(nostrrpc.ServerConfig{Source: c.relay, Publish: c.relay.Publish,
 		Keys: c.localKey, Handler: nostrrpc.HandlerFunc(c.serveRPC), Logger: logger.With("component", "a2a-server")})
 	c.rt.rpcPeers = nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: c.Config.Peers, Agents: c.agentKeys,
 		Keys: c.localKey, Server: c.rt.rpcSrv, Logger: logger.With("component", "a2a-peers")})
-	c.rt.dm = dm.New(dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
+	cfg := dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
 		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.respondDM),
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
-		RelayURLs: c.dmRelayURLs("ws://" + c.Addr()), Logger: logger.With("component", "dm")})
+		RelayURLs: c.dmRelayURLs("ws://" + c.Addr()), Logger: logger.With("component", "dm")}
+	if c.shared != nil { // answered once across instances; a takeover catches up
+		led, err := c.shared.db.Ledger(ctx, dm.DefaultCatchUpWindow)
+		if err != nil {
+			return fmt.Errorf("serve: dm ledger: %w", err)
+		}
+		cfg.Ledger = led
+	}
+	c.rt.dm = dm.New(cfg)
+	if c.shared != nil {
+		c.shared.h.DMs = c.rt.dm
+	}
 	return nil
 }
 
@@ -131,14 +142,17 @@ func (c *ServeCommand) secretKey(pubkey string) (string, error) {
 func (c *ServeCommand) agentKeys() []string {
 	var pks []string
 	for _, a := range c.daemon.List() {
-		pks = append(pks, a.PubKey)
+		if c.shared == nil || c.shared.h.Runs(a.PubKey) { // --postgres: those running here
+			pks = append(pks, a.PubKey)
+		}
 	}
 	return pks
 }
 
-// localKey is a local agent's secret key; ok is false for any other key.
+// localKey is the secret key of an agent running here; ok is false for
+// any other key (with --postgres another instance answers for it).
 func (c *ServeCommand) localKey(pubkey string) (string, bool) {
-	if !c.isLocal(pubkey) {
+	if !c.runsHere(pubkey) {
 		return "", false
 	}
 	sk, err := c.daemon.SecretKey(pubkey)
@@ -161,6 +175,9 @@ func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) 
 // chatAnswer runs one message through the agent's chat (router and model
 // loop) and returns the answer; a revoked agent fails (agentd.ErrRevoked).
 func (c *ServeCommand) chatAnswer(ctx context.Context, agent, conversation, text string) (string, error) {
+	if c.shared != nil && c.isLocal(agent) && !c.runsHere(agent) { // --postgres: another instance runs it
+		return c.chatElsewhere(ctx, agent, conversation, text)
+	}
 	r, err := c.daemon.Chat(ctx, agent, conversation, text)
 	return r.Answer, err
 }
@@ -205,6 +222,7 @@ func (c *ServeCommand) followAgents(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-c.daemon.Changes():
+		case <-c.sharedChanged(): // --postgres: an agent started or stopped here
 		}
 		if c.peers != nil {
 			c.peers.Refresh()

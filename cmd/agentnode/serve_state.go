@@ -39,6 +39,9 @@ func (c *ServeCommand) openState(ctx context.Context, logger *slog.Logger) error
 	}
 	c.onClose(rt.Close)
 	log := logger.With("component", "state")
+	if err := c.sharedState(ctx, rt, log); err != nil {
+		return err
+	}
 	dir := replicate.NewCachedDirectory(replicate.DirectoryFunc(c.verifiedAgents), directoryTTL, nil)
 	c.onClose(unhooked(c.relay.OnStored(func(evt *nostr.Event) {
 		if replicate.ChangesOwners(evt) {
@@ -75,7 +78,7 @@ func (c *ServeCommand) Replicators() map[string]*replicate.Replicator {
 func (c *ServeCommand) ownedAgents() map[string]string {
 	want := map[string]string{}
 	for _, a := range c.daemon.List() {
-		if a.Owner != "" {
+		if a.Owner != "" && c.runsHere(a.PubKey) {
 			want[a.PubKey] = a.Owner
 		}
 	}
