@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/internal/pgtest"
+	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
@@ -54,12 +55,23 @@ func testCrossInstanceDelivery(t *testing.T, bin string) {
 	_, a, b := twoNodes(t, bin)
 	sk := nostr.GeneratePrivateKey()
 	pk, _ := nostr.GetPublicKey(sk)
-	sub, err := dial(t, a.url).Subscribe(context.Background(), nostr.Filters{{Authors: []string{pk}, Kinds: []int{1}}})
+	// The subscriber reads with relayclient, which keeps the relay's order:
+	// go-nostr's client hands each event to its channel from a goroutine of
+	// its own, so two events close together can swap there (it did, once).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := relayclient.Dial(ctx, a.url, relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { conn.Close() })
+	sub, err := conn.Subscribe(context.Background(), nostr.Filters{{Authors: []string{pk}, Kinds: []int{1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
 	select {
-	case <-sub.EndOfStoredEvents:
+	case <-sub.EOSE:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no EOSE")
 	}
