@@ -171,6 +171,9 @@ func (c *ServeCommand) daemonShared(ctx context.Context, cfg *agentd.Config) err
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	if cfg.Passphrase == "" {
+		cfg.Logger.Warn("agent keys are stored in the shared database as plain hex: set --passphrase-file or AGENTNODE_PASSPHRASE (the same on every instance) to encrypt them (NIP-49)")
+	}
 	cfg.Keys = db.Keys(keystore.Options{Passphrase: cfg.Passphrase, LogN: cfg.KeyLogN})
 	cfg.Records, cfg.Files, cfg.Token, cfg.Placement = db.Agents(), db.Files(), token, c.shared.leases
 	cfg.State = &agentpg.StateRuntime{Inner: c.asm.rt, Sync: c.shared.sync}
