@@ -36,6 +36,7 @@ type serveShared struct {
 	token   string             // the shared API token
 	changed chan struct{}      // the agents running here changed (cap 1)
 	topics  topicQueue         // DB.Listen's topics, drained by runListen
+	reloads gap                // anonymous reloads of the installed agents (serve_forward.go)
 }
 
 // openShared opens the agent data and the leases in the database, and

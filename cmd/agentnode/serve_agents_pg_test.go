@@ -454,6 +454,18 @@ func checkCAPAnyInstance(t *testing.T, holder, other *pgNode, token, agent strin
 	if resp.StatusCode != http.StatusOK || resp.Header.Get(headerServedBy) == "" {
 		t.Fatalf("CAP via the other instance: %d, served by %q; want 200 from the holder", resp.StatusCode, resp.Header.Get(headerServedBy))
 	}
+	// Without the token the other instance refuses it itself: nothing
+	// anonymous is proxied.
+	req, _ = http.NewRequest(http.MethodPost, other.url(path), strings.NewReader(rpcRequest(1, "capability.list", map[string]any{})))
+	req.Header.Set("Authorization", "Bearer not-the-token")
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get(headerServedBy) != "" {
+		t.Fatalf("CAP with a wrong token via the other instance: %d, served by %q; want 401 from it", resp.StatusCode, resp.Header.Get(headerServedBy))
+	}
 	for _, n := range []*pgNode{holder, other} {
 		var list []json.RawMessage
 		mustResult(t, "capability.list via "+n.addr, rpcPost(t, n.url(path), token, "capability.list", map[string]any{}), &list)

@@ -14,11 +14,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/agentrpc"
 	"github.com/agentnode/agentnode/agentd/lease"
+	"github.com/agentnode/agentnode/internal/httpauth"
 	"github.com/agentnode/agentnode/jsonrpc"
 )
 
@@ -53,17 +55,20 @@ func (c *ServeCommand) forwardAgent(next http.Handler, agentOf func(*http.Reques
 	})
 }
 
-// forwardee is the installed agent r is about when it does not run here
-// and r was not forwarded already; else "".
+// forwardee is the installed agent r is about when it does not run here,
+// r bears the API token and was not forwarded already; else "".
 func (c *ServeCommand) forwardee(r *http.Request, agentOf func(*http.Request) string) string {
 	if r.Header.Get(headerForwarded) != "" {
 		return ""
+	}
+	if httpauth.Equal(c.shared.token, httpauth.Token(r)) != nil {
+		return "" // every forwarded endpoint needs the token: refused here, not by the holder
 	}
 	ref := agentOf(r)
 	if ref == "" {
 		return ""
 	}
-	a, err := c.lookupFresh(r.Context(), ref)
+	a, err := c.lookupFresh(r, ref)
 	if err != nil || c.runsHere(a.PubKey) {
 		return "" // not installed (answered here: not found) or running here
 	}
@@ -73,16 +78,50 @@ func (c *ServeCommand) forwardee(r *http.Request, agentOf func(*http.Request) st
 // lookupFresh is daemon.Lookup, reading the installed agents again first
 // if ref is unknown (installed through another instance, whose
 // notification has not arrived yet).
-func (c *ServeCommand) lookupFresh(ctx context.Context, ref string) (agentd.Agent, error) {
+func (c *ServeCommand) lookupFresh(r *http.Request, ref string) (agentd.Agent, error) {
 	a, err := c.daemon.Lookup(ref)
 	if err == nil || c.shared == nil {
 		return a, err
 	}
-	if rerr := c.daemon.Reload(ctx); rerr != nil {
+	if rerr := c.reloadAgents(r); rerr != nil {
 		return a, err
 	}
 	return c.daemon.Lookup(ref)
 }
+
+// reloadAgents reads the installed agents again for r. A request bearing
+// the API token always does (a client reads its own write made through
+// another instance); others at most once per minReloadGap, so that
+// anonymous requests naming made-up agents cannot turn into a database
+// read each.
+func (c *ServeCommand) reloadAgents(r *http.Request) error {
+	if httpauth.Equal(c.shared.token, httpauth.Token(r)) != nil && !c.shared.reloads.allow(time.Now(), minReloadGap) {
+		return nil
+	}
+	return c.daemon.Reload(r.Context())
+}
+
+// gap lets one thing happen at most once per interval.
+type gap struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+// allow reports whether at least every has passed since the last allowed
+// time, and if so makes now the last.
+func (g *gap) allow(now time.Time, every time.Duration) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if now.Sub(g.last) < every {
+		return false
+	}
+	g.last = now
+	return true
+}
+
+// minReloadGap is the least time between two reloads of the installed
+// agents asked by requests without the API token.
+const minReloadGap = time.Second
 
 // freshAgents serves the agents' HTTP API after reading the installed
 // agents again when the request names an agent this instance does not
@@ -92,9 +131,9 @@ func (c *ServeCommand) lookupFresh(ctx context.Context, ref string) (agentd.Agen
 func (c *ServeCommand) freshAgents(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ref := r.PathValue("agent"); ref != "" {
-			_, _ = c.lookupFresh(r.Context(), ref)
+			_, _ = c.lookupFresh(r, ref)
 		} else if r.Method == http.MethodGet {
-			if err := c.daemon.Reload(r.Context()); err != nil {
+			if err := c.reloadAgents(r); err != nil {
 				slog.Warn("reading the installed agents", "err", err)
 			}
 		}
