@@ -3,6 +3,7 @@ package crdt
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // RGAText is collaborative plain text (rga_text): an RGA of Unicode code
@@ -60,8 +61,36 @@ func (t *RGAText) Delete(pos, n int) []Op {
 }
 
 // String returns the text.
+//
+// When the visible text is one run of the arena (a text inserted at once
+// and not edited since, or edited only at its ends), the string shares the
+// arena's bytes: the arena is append-only, so they never change. Otherwise
+// it is built in one allocation of the final size.
 func (t *RGAText) String() string {
+	start, end, total, contiguous := 0, 0, 0, true
+	for l := t.first; l != nil; l = l.next {
+		for i := range l.spans {
+			s := &l.spans[i]
+			if s.del || s.blen == 0 {
+				continue
+			}
+			if total == 0 {
+				start = int(s.off)
+			} else if int(s.off) != end {
+				contiguous = false
+			}
+			end = int(s.off + s.blen)
+			total += int(s.blen)
+		}
+	}
+	switch {
+	case total == 0:
+		return ""
+	case contiguous:
+		return unsafe.String(&t.arena[start], total)
+	}
 	var b strings.Builder
+	b.Grow(total)
 	t.visibleContent(func(p []byte) { b.Write(p) })
 	return b.String()
 }
