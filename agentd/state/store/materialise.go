@@ -20,7 +20,7 @@ import (
 func Materialise(sch *schema.Schema, root *crdt.ORMap) (map[string]any, []byte, error) {
 	out := mapValue(root)
 	addDefaults(sch, out)
-	raw, err := json.Marshal(out)
+	raw, err := marshalDocument(out)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: encode document: %w", err)
 	}
