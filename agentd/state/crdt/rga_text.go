@@ -42,11 +42,14 @@ func (t *RGAText) Insert(pos int, text string) []Op {
 	if n == 0 {
 		return nil
 	}
+	off := len(t.arena)
 	op, err := t.localInsert(pos, text, n)
 	if err != nil {
 		panic(err)
 	}
-	op.Text = text
+	// The op's text shares the arena's copy (append-only, so it never
+	// changes): the caller's string is not kept alive by the op.
+	op.Text = unsafe.String(&t.arena[off], len(text))
 	return []Op{op}
 }
 
