@@ -369,8 +369,20 @@ func (f *statePutFlags) put(ctx context.Context, rt *state.Runtime, c state.Call
 	}
 	sch, known := rt.Schemas().Lookup(f.schema)
 	if !known || sch.Namespace.Kind != schema.KindCore {
-		d, err := rt.Create(ctx, c, f.schema, body)
-		if !errors.Is(err, state.ErrConflict) || f.id == "" {
+		if f.id == "" {
+			return rt.Create(ctx, c, f.schema, body)
+		}
+		// A new id is created with the only reference to the object given
+		// away (a large value is not held by the caller through the put);
+		// an id that exists is replaced below.
+		_, gerr := rt.Get(ctx, c, f.schema, f.id)
+		if errors.Is(gerr, state.ErrNotFound) {
+			in := body
+			body = nil
+			d, err := rt.Create(ctx, c, f.schema, in)
+			if errors.Is(err, state.ErrConflict) {
+				return nil, gerr // tombstoned, or not visible to the caller: as the replace would say
+			}
 			return d, err
 		}
 	}
