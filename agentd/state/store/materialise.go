@@ -33,8 +33,9 @@ func Materialise(sch *schema.Schema, root *crdt.ORMap) (map[string]any, []byte, 
 
 // decoded returns v as schema.DecodeJSON(json.Marshal(v)) would, without
 // the round trip: maps and slices are new, valid UTF-8 strings are shared
-// (decoding would copy them: a large text was held once more), anything
-// else (numbers, raw JSON, invalid UTF-8) goes through the round trip.
+// (decoding would copy them: a large text was held once more), raw JSON is
+// decoded once, anything else (numbers, invalid UTF-8) goes through the
+// round trip.
 func decoded(v any) (any, error) {
 	switch x := v.(type) {
 	case nil, bool, json.Number:
@@ -42,6 +43,10 @@ func decoded(v any) (any, error) {
 	case string:
 		if utf8.ValidString(x) {
 			return x, nil
+		}
+	case json.RawMessage:
+		if json.Valid(x) {
+			return schema.DecodeJSON(x) // as the round trip: Marshal only compacts and escapes
 		}
 	case map[string]any:
 		out := make(map[string]any, len(x))

@@ -191,7 +191,7 @@ func TestStore_SnapshotAndRebuild(t *testing.T) {
 func TestDecoded_MatchesRoundTrip(t *testing.T) {
 	for _, v := range []any{
 		map[string]any{"a": "x<&>\u2028", "b": json.Number("1.50"), "c": []any{int64(3), 2.5, true, nil, "bad\xffutf8"},
-			"d": json.RawMessage(`{"k":[1,"v"]}`), "e": map[string]any{"bad\xff": 1}, "f": []string{"s"}, "g": uint64(7)},
+			"d": json.RawMessage(`{"k":[1,"v"]}`), "d2": json.RawMessage(" \"<a\\u0026b\xff\" "), "e": map[string]any{"bad\xff": 1}, "f": []string{"s"}, "g": uint64(7)},
 		map[string]any{},
 	} {
 		got, err := decoded(v)
