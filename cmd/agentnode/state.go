@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -291,13 +292,26 @@ func runStatePut(ctx context.Context, m *Main, args []string) error {
 		if err := f.register(ctx, m, rt); err != nil {
 			return err
 		}
-		d, err := f.put(ctx, rt, c, body, isPatch)
+		in := body
+		body = nil // the put owns the only reference: a large value is not held twice
+		d, err := f.put(ctx, rt, c, in, isPatch)
 		if err != nil {
 			return err
+		}
+		if !f.json && d.Size > putEchoMax {
+			m.warnDocument(d, "")
+			fmt.Fprintf(m.Stdout, "%s %s (owner %s, agent %s, %s, scope %s, %d bytes; not printed, over %d: state get or --json prints it)\n",
+				d.Schema, d.ID, shortNpub(d.Owner), shortNpub(d.Agent), d.Visibility, d.Scope, d.Size, putEchoMax)
+			return nil
 		}
 		return m.printDocument(d, f.json)
 	})
 }
+
+// putEchoMax is the largest document state put prints back without --json;
+// a larger one gets its summary line only (echoing a 33 MiB value decoded and
+// re-indented it: ≈ 3 more copies of it in memory at the end of the put).
+const putEchoMax = 64 << 10
 
 // input returns the object or patch given on the command line.
 func (f *statePutFlags) input(m *Main, cmd string) ([]byte, bool, error) {
@@ -349,14 +363,26 @@ func (f *statePutFlags) put(ctx context.Context, rt *state.Runtime, c state.Call
 	}
 	if f.id != "" {
 		var err error
-		if body, err = withID(body, f.id); err != nil {
+		if body, err = setID(body, f.id); err != nil {
 			return nil, err
 		}
 	}
 	sch, known := rt.Schemas().Lookup(f.schema)
 	if !known || sch.Namespace.Kind != schema.KindCore {
-		d, err := rt.Create(ctx, c, f.schema, body)
-		if !errors.Is(err, state.ErrConflict) || f.id == "" {
+		if f.id == "" {
+			return rt.Create(ctx, c, f.schema, body)
+		}
+		// A new id is created with the only reference to the object given
+		// away (a large value is not held by the caller through the put);
+		// an id that exists is replaced below.
+		_, gerr := rt.Get(ctx, c, f.schema, f.id)
+		if errors.Is(gerr, state.ErrNotFound) {
+			in := body
+			body = nil
+			d, err := rt.Create(ctx, c, f.schema, in)
+			if errors.Is(err, state.ErrConflict) {
+				return nil, gerr // tombstoned, or not visible to the caller: as the replace would say
+			}
 			return d, err
 		}
 	}
@@ -369,6 +395,43 @@ func (f *statePutFlags) put(ctx context.Context, rt *state.Runtime, c state.Call
 	replace, _ := json.Marshal([]map[string]any{{"op": "replace", "path": "", "value": json.RawMessage(body)}})
 	return rt.Update(ctx, c, f.schema, f.id, replace)
 }
+
+// setID sets the object's "id" to id without re-encoding the object: it is
+// returned as is when its "id" already is id, and with `"id":…,` spliced in
+// after the opening brace when it has none; only an object with another id
+// goes through withID (which holds the object twice more).
+func setID(body []byte, id string) ([]byte, error) {
+	var keys map[string]rawRef
+	if err := json.Unmarshal(body, &keys); err != nil {
+		return nil, fmt.Errorf("the document must be a JSON object: %w", err)
+	}
+	if keys == nil {
+		return nil, errors.New("the document must be a JSON object, not null")
+	}
+	enc, _ := json.Marshal(id)
+	old, has := keys["id"]
+	switch {
+	case has && bytes.Equal(old, enc):
+		return body, nil
+	case has:
+		return withID(body, id)
+	}
+	open := bytes.IndexByte(body, '{')
+	out := make([]byte, 0, len(body)+len(enc)+6)
+	out = append(out, body[:open+1]...)
+	out = append(out, `"id":`...)
+	out = append(out, enc...)
+	if len(keys) > 0 {
+		out = append(out, ',')
+	}
+	return append(out, body[open+1:]...), nil
+}
+
+// rawRef keeps a JSON value as a slice of the input (no copy, unlike
+// json.RawMessage); valid while the input is.
+type rawRef []byte
+
+func (r *rawRef) UnmarshalJSON(b []byte) error { *r = b; return nil }
 
 // withID sets the object's "id" to id, or removes it when id is "".
 func withID(body []byte, id string) ([]byte, error) {

@@ -119,3 +119,27 @@ func TestState_GCAndStats(t *testing.T) {
 		t.Fatalf("stats --json: %v %s", r.err, r.stdout)
 	}
 }
+
+// setID splices the id in without re-encoding the object, and agrees with
+// withID on what the object means.
+func TestState_SetID(t *testing.T) {
+	for _, in := range []string{`{"a":1}`, ` { } `, `{"id":"x","a":[1,{"id":2}]}`, `{"id":"m1","b":"\u00e9"}`, `{"a":{"id":"m1"}}`} {
+		got, err := setID([]byte(in), "m1")
+		if err != nil {
+			t.Fatal(in, err)
+		}
+		want, _ := withID([]byte(in), "m1")
+		var g, w any
+		if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil || fmt.Sprint(g) != fmt.Sprint(w) {
+			t.Fatalf("%s: got %s, want %s", in, got, want)
+		}
+	}
+	if got, _ := setID([]byte(`{"id":"m1","a":1}`), "m1"); string(got) != `{"id":"m1","a":1}` {
+		t.Fatalf("unchanged object copied: %s", got)
+	}
+	for _, bad := range []string{`[1]`, `"s"`, `null`, `{`} {
+		if _, err := setID([]byte(bad), "m1"); err == nil {
+			t.Fatalf("%s accepted", bad)
+		}
+	}
+}

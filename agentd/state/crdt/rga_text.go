@@ -3,6 +3,7 @@ package crdt
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // RGAText is collaborative plain text (rga_text): an RGA of Unicode code
@@ -41,11 +42,14 @@ func (t *RGAText) Insert(pos int, text string) []Op {
 	if n == 0 {
 		return nil
 	}
+	off := len(t.arena)
 	op, err := t.localInsert(pos, text, n)
 	if err != nil {
 		panic(err)
 	}
-	op.Text = text
+	// The op's text shares the arena's copy (append-only, so it never
+	// changes): the caller's string is not kept alive by the op.
+	op.Text = unsafe.String(&t.arena[off], len(text))
 	return []Op{op}
 }
 
@@ -60,8 +64,36 @@ func (t *RGAText) Delete(pos, n int) []Op {
 }
 
 // String returns the text.
+//
+// When the visible text is one run of the arena (a text inserted at once
+// and not edited since, or edited only at its ends), the string shares the
+// arena's bytes: the arena is append-only, so they never change. Otherwise
+// it is built in one allocation of the final size.
 func (t *RGAText) String() string {
+	start, end, total, contiguous := 0, 0, 0, true
+	for l := t.first; l != nil; l = l.next {
+		for i := range l.spans {
+			s := &l.spans[i]
+			if s.del || s.blen == 0 {
+				continue
+			}
+			if total == 0 {
+				start = int(s.off)
+			} else if int(s.off) != end {
+				contiguous = false
+			}
+			end = int(s.off + s.blen)
+			total += int(s.blen)
+		}
+	}
+	switch {
+	case total == 0:
+		return ""
+	case contiguous:
+		return unsafe.String(&t.arena[start], total)
+	}
 	var b strings.Builder
+	b.Grow(total)
 	t.visibleContent(func(p []byte) { b.Write(p) })
 	return b.String()
 }

@@ -53,7 +53,7 @@ func (e *Envelope) check() error {
 // body is the stored form: the envelope without its local sequence.
 func (e Envelope) body() ([]byte, error) {
 	e.Seq = 0
-	return json.Marshal(e)
+	return opBody(e)
 }
 
 // width returns how many op counters an op uses: an rga insert reserves

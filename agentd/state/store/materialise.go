@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/agentnode/agentnode/agentd/state/crdt"
 	"github.com/agentnode/agentnode/agentd/state/schema"
@@ -19,15 +20,67 @@ import (
 func Materialise(sch *schema.Schema, root *crdt.ORMap) (map[string]any, []byte, error) {
 	out := mapValue(root)
 	addDefaults(sch, out)
-	raw, err := json.Marshal(out)
+	raw, err := marshalDocument(out)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: encode document: %w", err)
 	}
-	v, err := schema.DecodeJSON(raw)
+	v, err := decoded(out)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: decode document: %w", err)
 	}
 	return v.(map[string]any), raw, nil
+}
+
+// decoded returns v as schema.DecodeJSON(json.Marshal(v)) would, without
+// the round trip: maps and slices are new, valid UTF-8 strings are shared
+// (decoding would copy them: a large text was held once more), raw JSON is
+// decoded once, anything else (numbers, invalid UTF-8) goes through the
+// round trip.
+func decoded(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, bool, json.Number:
+		return x, nil
+	case string:
+		if utf8.ValidString(x) {
+			return x, nil
+		}
+	case json.RawMessage:
+		if json.Valid(x) {
+			return schema.DecodeJSON(x) // as the round trip: Marshal only compacts and escapes
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if !utf8.ValidString(k) {
+				return roundTrip(v)
+			}
+			d, err := decoded(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = d
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			d, err := decoded(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = d
+		}
+		return out, nil
+	}
+	return roundTrip(v)
+}
+
+func roundTrip(v any) (any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return schema.DecodeJSON(raw)
 }
 
 // mapValue renders an or_map, descending into nested maps.

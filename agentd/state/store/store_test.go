@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -182,5 +184,24 @@ func TestStore_SnapshotAndRebuild(t *testing.T) {
 	d, err := set(ctx, s, sch, "d", "e")
 	if err != nil || string(d.Value) != `{"title":"e"}` {
 		t.Fatalf("after rebuild %s (%v)", d.Value, err)
+	}
+}
+
+// decoded gives what the JSON round trip gives.
+func TestDecoded_MatchesRoundTrip(t *testing.T) {
+	for _, v := range []any{
+		map[string]any{"a": "x<&>\u2028", "b": json.Number("1.50"), "c": []any{int64(3), 2.5, true, nil, "bad\xffutf8"},
+			"d": json.RawMessage(`{"k":[1,"v"]}`), "d2": json.RawMessage(" \"<a\\u0026b\xff\" "), "e": map[string]any{"bad\xff": 1}, "f": []string{"s"}, "g": uint64(7)},
+		map[string]any{},
+	} {
+		got, err := decoded(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(v)
+		want, _ := schema.DecodeJSON(raw)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decoded %v\n got %#v\nwant %#v", v, got, want)
+		}
 	}
 }
