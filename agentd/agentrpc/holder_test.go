@@ -1,7 +1,11 @@
 package agentrpc_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -9,11 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fasthttp/websocket"
+
 	"github.com/agentnode/agentnode/agentd/agentpg"
 	"github.com/agentnode/agentnode/agentd/agentrpc"
 	"github.com/agentnode/agentnode/agentd/tasks"
 	"github.com/agentnode/agentnode/internal/pgtest"
 	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -141,5 +148,86 @@ func TestShared_TasksRunOnTheHolder(t *testing.T) {
 	got, err = a.tasks.Wait(ctx, orphan.ID)
 	if err != nil || got.Status != tasks.StatusFailed || !strings.Contains(got.Error, "interrupted") {
 		t.Fatalf("the task left running: %+v, %v; want failed, interrupted", got, err)
+	}
+}
+
+// TestForward_PerCallInBatches: Config.Forward is asked about each call
+// naming an agent, in a batch too (over HTTP and over a websocket): the
+// calls it handles are answered with its result or error, the others are
+// served here, and the batch's answers keep their order.
+func TestForward_PerCallInBatches(t *testing.T) {
+	f := newFixture(t)
+	var asked atomic.Int32
+	svc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: f.dir, Tasks: f.tasks, Messenger: f.echo,
+		Local: localSet(alice, bob), Logger: quiet,
+		Forward: func(_ context.Context, method string, params json.RawMessage, target string) (json.RawMessage, bool, error) {
+			asked.Add(1)
+			switch target {
+			case bob.pk:
+				return json.RawMessage(`{"servedBy":"bob's instance","method":"` + method + `"}`), true, nil
+			case carol.pk:
+				return nil, true, &jsonrpc.Error{Code: agentrpc.CodeAgentUnavailable, Message: "carol's instance does not answer"}
+			}
+			return nil, false, nil
+		}})
+	testkit.Run(t, "acp", svc.Run, svc.Ready())
+	srv := httptest.NewServer(withToken(svc))
+	defer srv.Close()
+	msg := func(target, text string) map[string]any {
+		return map[string]any{"target": target, "content": map[string]any{"type": "request",
+			"payload": map[string]any{"messages": []map[string]any{{"text": text}}}}}
+	}
+	batch, _ := json.Marshal([]map[string]any{
+		{"jsonrpc": "2.0", "id": 1, "method": "agent/message", "params": msg(bob.pk, "to bob")},
+		{"jsonrpc": "2.0", "id": 2, "method": "agent/message", "params": msg(alice.pk, "to alice")},
+		{"jsonrpc": "2.0", "id": 3, "method": "ping"},
+		{"jsonrpc": "2.0", "id": 4, "method": "agent/message", "params": msg(carol.pk, "to carol")},
+		{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": map[string]any{"name": "agent_delegate", "arguments": map[string]any{"target": bob.pk}}},
+	})
+	check := func(how string, raw []byte) {
+		t.Helper()
+		var out []struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *rpcError       `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &out); err != nil || len(out) != 5 {
+			t.Fatalf("%s: %s (%v)", how, raw, err)
+		}
+		for i, r := range out {
+			if r.ID != i+1 {
+				t.Fatalf("%s: answer %d has id %d", how, i, r.ID)
+			}
+		}
+		if !strings.Contains(string(out[0].Result), `"servedBy":"bob's instance","method":"agent/message"`) ||
+			!strings.Contains(string(out[1].Result), "alice heard: to alice") || out[2].Error != nil ||
+			out[3].Error == nil || out[3].Error.Code != agentrpc.CodeAgentUnavailable ||
+			!strings.Contains(string(out[4].Result), `"method":"tools/call"`) {
+			t.Fatalf("%s: %s", how, raw)
+		}
+	}
+	resp, err := http.Post(srv.URL, "application/json", bytes.NewReader(batch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	check("HTTP", raw)
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.WriteMessage(websocket.TextMessage, batch); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(testWait))
+	_, raw, err = conn.ReadMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("websocket", raw)
+	if n := asked.Load(); n != 8 { // the four calls naming an agent, twice
+		t.Fatalf("Forward asked %d times, want 8", n)
 	}
 }

@@ -105,6 +105,14 @@ type Config struct {
 	// runs the agent picks them up with Pickup; Run resumes nothing then.
 	// nil: every task is executed where it is delegated.
 	Runs func(agent string) bool
+	// Forward, when set, is asked about every call whose params name an
+	// agent (params.target; for tools/call, params.arguments.target) before
+	// it is served: handled true means it was answered elsewhere (serve
+	// --postgres: by the instance running the agent) with result or err (a
+	// *jsonrpc.Error from there as is). It applies to every transport, so a
+	// call in a batch or over a websocket is forwarded on its own, and the
+	// batch's answer keeps its order.
+	Forward func(ctx context.Context, method string, params json.RawMessage, target string) (result json.RawMessage, handled bool, err error)
 	// Keys returns a local agent's secret key (agentEvaluate signs with it).
 	Keys func(agent string) (string, error)
 	// Name and Version are the serverInfo initialize returns.
@@ -205,7 +213,38 @@ func (s *Service) register() {
 		"tools/call":                s.toolsCall,
 		"sampling/createMessage":    s.samplingCreateMessage,
 	} {
-		s.rpc.Register(method, s.marked(method, h))
+		s.rpc.Register(method, s.forwarding(method, s.marked(method, h)))
+	}
+}
+
+// forwarding asks Config.Forward about calls naming an agent before h
+// serves them.
+func (s *Service) forwarding(method string, h jsonrpc.Handler) jsonrpc.Handler {
+	if s.cfg.Forward == nil {
+		return h
+	}
+	return func(ctx context.Context, params json.RawMessage) (any, error) {
+		var p struct {
+			Target    string `json:"target"`
+			Arguments struct {
+				Target string `json:"target"`
+			} `json:"arguments"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			target := p.Target
+			if target == "" && method == "tools/call" {
+				target = p.Arguments.Target
+			}
+			if target != "" {
+				if res, handled, err := s.cfg.Forward(ctx, method, params, target); handled {
+					if err != nil {
+						return nil, err
+					}
+					return res, nil
+				}
+			}
+		}
+		return h(ctx, params)
 	}
 }
 

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // installDef posts an install of def for the pair's owner to n's HTTP API.
@@ -77,5 +79,132 @@ func TestServe_PostgresAgents_InstallRace(t *testing.T) {
 		if len(list.Agents) != defs {
 			t.Fatalf("agent list on instance %d: %d agents, want %d", i+1, len(list.Agents), defs)
 		}
+	}
+}
+
+// TestServe_PostgresAgents_ACPCallsForwarded: /acp calls naming an agent
+// the other instance runs, over a websocket and in JSON-RPC batches (HTTP
+// and websocket) sent to the instance not running it, are each forwarded
+// to the holder (its log line per call) and answered in order; calls
+// naming no agent are served where they land.
+func TestServe_PostgresAgents_ACPCallsForwarded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary twice")
+	}
+	p := startPGPair(t, pgTestTTL)
+	agent := p.installOn(t, p.nodes[0])
+	_, hi := p.holder(t, agent, "")
+	holder, other := p.nodes[hi], p.nodes[1-hi]
+	token := holder.token(t)
+	testkit.WaitFor(t, pgWait, "the holder answering agent/message", func() bool {
+		_, _, err := acpMessage(holder, token, agent, "ready?")
+		return err == nil
+	})
+	message := func(text string) map[string]any {
+		return map[string]any{"target": agent, "content": map[string]any{"type": "request",
+			"payload": map[string]any{"messages": []map[string]any{{"text": text}}}}}
+	}
+	delegate := func(text string) map[string]any {
+		return map[string]any{"target": agent, "wait": true, "task": map[string]any{"payload": map[string]any{"text": text}}}
+	}
+	answerOf := func(what string, r rpcReply) string {
+		t.Helper()
+		var res struct {
+			Content struct {
+				Payload struct {
+					Messages []struct {
+						Text string `json:"text"`
+					} `json:"messages"`
+				} `json:"payload"`
+			} `json:"content"`
+			Task struct {
+				Status string `json:"status"`
+				Result struct {
+					Messages []struct {
+						Text string `json:"text"`
+					} `json:"messages"`
+				} `json:"result"`
+			} `json:"task"`
+		}
+		mustResult(t, what, r, &res)
+		if m := res.Content.Payload.Messages; len(m) > 0 {
+			return m[0].Text
+		}
+		if m := res.Task.Result.Messages; res.Task.Status == "done" && len(m) > 0 {
+			return m[0].Text
+		}
+		t.Fatalf("%s: no answer in %s", what, r.Result)
+		return ""
+	}
+	forwarded := 0
+
+	// Over a websocket to the other instance.
+	conn, _, err := dialWS(t, "ws://"+other.addr+pathACP, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := answerOf("agent/message over ws", wsCall(t, conn, "agent/message", message("ws message"))); got != "pong: ws message" {
+		t.Fatalf("agent/message over ws = %q", got)
+	}
+	if got := answerOf("agent/delegate over ws", wsCall(t, conn, "agent/delegate", delegate("ws task"))); got != "pong: ws task" {
+		t.Fatalf("agent/delegate over ws = %q", got)
+	}
+	forwarded += 2
+
+	// Batches, over HTTP and over the websocket: answers in order, by id.
+	batch, _ := json.Marshal([]map[string]any{
+		{"jsonrpc": "2.0", "id": 1, "method": "agent/message", "params": message("batch 1")},
+		{"jsonrpc": "2.0", "id": 2, "method": "ping"},
+		{"jsonrpc": "2.0", "id": 3, "method": "agent/delegate", "params": delegate("batch 3")},
+		{"jsonrpc": "2.0", "id": 4, "method": "agent/message", "params": message("batch 4")},
+	})
+	checkBatch := func(how string, raw []byte) {
+		t.Helper()
+		var replies []rpcReply
+		if err := json.Unmarshal(raw, &replies); err != nil || len(replies) != 4 {
+			t.Fatalf("batch over %s: %s (%v)", how, raw, err)
+		}
+		for i, r := range replies {
+			if string(r.ID) != fmt.Sprint(i+1) {
+				t.Fatalf("batch over %s: answer %d has id %s", how, i, r.ID)
+			}
+		}
+		for _, i := range []int{0, 2, 3} {
+			want := fmt.Sprintf("pong: batch %d", i+1)
+			if got := answerOf(fmt.Sprintf("batch over %s, call %d", how, i+1), replies[i]); got != want {
+				t.Fatalf("batch over %s, call %d = %q, want %q", how, i+1, got, want)
+			}
+		}
+		if replies[1].Error != nil {
+			t.Fatalf("batch over %s: ping failed: %+v", how, replies[1].Error)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, other.url(pathACP), bytes.NewReader(batch))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	checkBatch("HTTP", raw)
+	wsSend(t, conn, string(batch))
+	checkBatch("websocket", wsRead(t, conn))
+	forwarded += 6
+
+	// Each call naming the agent was forwarded by the other instance, on
+	// its own; the holder forwarded none. (The log reaches the test through
+	// the process's pipe, so its lines may trail the answers.)
+	n := 0
+	testkit.WaitFor(t, pgWait, "the other instance's forwarding log lines", func() bool {
+		n = strings.Count(other.logs.String(), "acp call forwarded to the agent's instance")
+		return n >= forwarded
+	})
+	if n != forwarded {
+		t.Fatalf("the other instance forwarded %d calls, want %d:\n%s", n, forwarded, other.logs.String())
+	}
+	if strings.Contains(holder.logs.String(), "acp call forwarded") {
+		t.Fatal("the holder forwarded a call")
 	}
 }

@@ -357,8 +357,8 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 			t.Fatalf("agent/message via %s = %q, want %q", n.addr, got, want)
 		}
 	}
-	// Over /acp's websocket (not forwarded as HTTP is): the chat itself
-	// goes to the holder.
+	// Over /acp's websocket: the call is forwarded to the holder on its own
+	// (forwardCall).
 	conn, _, err := dialWS(t, "ws://"+survivor.addr+pathACP, token)
 	if err != nil {
 		t.Fatal(err)
