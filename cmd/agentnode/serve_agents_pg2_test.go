@@ -2,15 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/agentpg"
+	"github.com/agentnode/agentnode/agentd/agentrpc"
+	"github.com/agentnode/agentnode/agentd/tasks"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
@@ -206,5 +212,104 @@ func TestServe_PostgresAgents_ACPCallsForwarded(t *testing.T) {
 	}
 	if strings.Contains(holder.logs.String(), "acp call forwarded") {
 		t.Fatal("the holder forwarded a call")
+	}
+}
+
+// TestServe_PostgresAgents_TasksFollowTheAgent: the agent's holder is
+// SIGKILLed while it executes one of the agent's tasks, and a task is left
+// assigned to the agent while it runs nowhere (as an instance that does not
+// run an agent leaves the tasks delegated through it). The survivor, once it
+// runs the agent, executes the assigned task and fails the one the dead
+// holder was running ("interrupted"), running neither twice.
+func TestServe_PostgresAgents_TasksFollowTheAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary twice")
+	}
+	blocked, release := make(chan struct{}, 1), make(chan struct{})
+	var blockedCalls atomic.Int32
+	p := startPGPairWith(t, pgTestTTL, func(text string) string {
+		if strings.Contains(text, "block me") {
+			blockedCalls.Add(1)
+			select {
+			case blocked <- struct{}{}:
+			default:
+			}
+			<-release
+		}
+		return "pong: " + text
+	})
+	t.Cleanup(func() { close(release) }) // before the model server closes
+	agent := p.installOn(t, p.nodes[0])
+	first, hi := p.holder(t, agent, "")
+	holder, survivor := p.nodes[hi], p.nodes[1-hi]
+	token := holder.token(t)
+	testkit.WaitFor(t, pgWait, "the holder answering agent/message", func() bool {
+		_, _, err := acpMessage(holder, token, agent, "ready?")
+		return err == nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), pgWait)
+	defer cancel()
+	db, err := agentpg.Open(ctx, p.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store, err := tasks.Open(ctx, tasks.Config{Backend: db.Tasks(), Poll: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+
+	// The holder executes a task whose chat does not end.
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "agent/delegate", "params": map[string]any{
+		"target": agent, "task": map[string]any{"payload": map[string]any{"text": "block me"}}}})
+	req, _ := http.NewRequest(http.MethodPost, holder.url(pathACP), bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Result agentrpc.DelegateResult `json:"result"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	resp.Body.Close()
+	cut := out.Result.Task.ID
+	if err != nil || cut == "" {
+		t.Fatalf("agent/delegate: %v %+v", err, out)
+	}
+	select {
+	case <-blocked:
+	case <-ctx.Done():
+		t.Fatal("the holder's chat for the task never reached the model")
+	}
+	if got, err := store.Get(ctx, cut); err != nil || got.Status != tasks.StatusRunning {
+		t.Fatalf("the task under way: %+v, %v; want running", got, err)
+	}
+	holder.kill(t)
+
+	// A task left for the agent while its holder is dead.
+	left, err := store.Create(ctx, tasks.Task{Assignee: agent, Payload: json.RawMessage(`{"text":"left for you"}`)})
+	if err == nil {
+		left, err = store.Transition(ctx, left.ID, tasks.StatusAssigned, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Wait(ctx, left.ID)
+	if err != nil || got.Status != tasks.StatusDone || !strings.Contains(string(got.Result), "pong: left for you") {
+		t.Fatalf("the task left for the agent: %+v, %v; want done by the survivor", got, err)
+	}
+	got, err = store.Wait(ctx, cut)
+	if err != nil || got.Status != tasks.StatusFailed || !strings.Contains(got.Error, "interrupted") {
+		t.Fatalf("the task the dead holder was running: %+v, %v; want failed, interrupted", got, err)
+	}
+	if n := blockedCalls.Load(); n != 1 {
+		t.Fatalf("the interrupted task's chat ran %d times, want 1", n)
+	}
+	second, si := p.holder(t, agent, first.Holder)
+	if p.nodes[si] != survivor || second.Epoch <= first.Epoch {
+		t.Fatalf("lease after the kill: %+v (before %+v)", second, first)
 	}
 }

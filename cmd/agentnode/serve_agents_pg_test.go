@@ -175,12 +175,19 @@ type pgPair struct {
 // over its HTTP API.
 func startPGPair(t testing.TB, ttl time.Duration) *pgPair {
 	t.Helper()
+	return startPGPairWith(t, ttl, func(text string) string { return "pong: " + text })
+}
+
+// startPGPairWith is startPGPair with the model answering answer(the last
+// message's text).
+func startPGPairWith(t testing.TB, ttl time.Duration, answer func(text string) string) *pgPair {
+	t.Helper()
 	srv := llmtest.NewServer(t).Always(func(r llmtest.Request) llmtest.Reply {
 		var text string
 		if c := r.Last().Content; c != nil {
 			text = *c
 		}
-		return llmtest.Answer("pong: " + text)
+		return llmtest.Answer(answer(text))
 	})
 	cfg := filepath.Join(t.TempDir(), "serve.json")
 	raw, _ := json.Marshal(map[string]any{"model": modelSection(srv)})
