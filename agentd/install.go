@@ -62,6 +62,11 @@ func (d *Daemon) Install(ctx context.Context, req InstallRequest) (Installed, er
 		return installed(a, false, nil), nil
 	}
 	a, profile, err := d.create(ctx, def, owner, name, req.AutoUpgrade)
+	if errors.Is(err, errInstalledElsewhere) {
+		d.live.set(a)
+		d.changed()
+		return installed(a, false, nil), nil
+	}
 	if err != nil {
 		return Installed{}, err
 	}
@@ -100,6 +105,9 @@ func (d *Daemon) create(ctx context.Context, def *events.Definition, owner, name
 	}
 	a := Agent{PubKey: pk, Name: name, Owner: owner, DefinitionID: def.ID, DefinitionKey: def.Key(),
 		InstalledFrom: def.ID, Nudges: []string{}, InstalledAt: now(), AutoUpgrade: auto}
+	if ir, ok := d.reg.records.(InstallRecords); ok {
+		return d.createShared(ctx, ir, a, def)
+	}
 	profile, err := d.publishProfile(ctx, a, def)
 	if err == nil {
 		err = d.reg.put(a)
@@ -107,6 +115,40 @@ func (d *Daemon) create(ctx context.Context, def *events.Definition, owner, name
 	if err != nil {
 		return Agent{}, nil, errors.Join(err, d.keys.Delete(pk))
 	}
+	return a, profile, nil
+}
+
+// errInstalledElsewhere: createShared found the install already recorded
+// (another instance made it); the agent returned is that one.
+var errInstalledElsewhere = errors.New("agentd: installed elsewhere")
+
+// createShared is create on records that decide install idempotency
+// (InstallRecords, shared by instances): the record is claimed first, so
+// that of two instances installing the same agent at once one creates it
+// and the other gets that agent (errInstalledElsewhere) and drops its key;
+// the profile is published after the claim, and a failure undoes the
+// record and the key. The caller holds d.mu.
+func (d *Daemon) createShared(ctx context.Context, ir InstallRecords, a Agent, def *events.Definition) (Agent, *nostr.Event, error) {
+	rctx, cancel := context.WithTimeout(ctx, recordsTimeout)
+	got, created, err := ir.Install(rctx, a)
+	cancel()
+	if err != nil {
+		return Agent{}, nil, errors.Join(fmt.Errorf("agentd: write record: %w", err), d.keys.Delete(a.PubKey))
+	}
+	if !created {
+		if err := d.keys.Delete(a.PubKey); err != nil {
+			d.log.Warn("unused agent key not deleted", "agent", a.PubKey, "err", err)
+		}
+		d.reg.remember(got)
+		return got, nil, errInstalledElsewhere
+	}
+	profile, err := d.publishProfile(ctx, a, def)
+	if err != nil {
+		rctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
+		defer cancel()
+		return Agent{}, nil, errors.Join(err, ir.Remove(rctx, a.PubKey), d.keys.Delete(a.PubKey))
+	}
+	d.reg.remember(a)
 	return a, profile, nil
 }
 

@@ -85,3 +85,17 @@ func CheckAgent(a Agent) error {
 	}
 	return nil
 }
+
+// InstallRecords is Records that decides install idempotency itself, for
+// every instance sharing the backing (agentd/agentpg.Agents): the check the
+// daemon makes against its own copy of the records cannot see an install
+// another instance is making at the same moment.
+type InstallRecords interface {
+	Records
+	// Install adds a, a new agent, unless an agent with a's install
+	// identity is recorded: installed from a.InstalledFrom (or now running
+	// that definition) for a.Owner under a.Name. Then it returns that agent
+	// and false, and adds nothing. Two Installs of one identity, through
+	// any handles, add one agent.
+	Install(ctx context.Context, a Agent) (Agent, bool, error)
+}

@@ -40,6 +40,15 @@ func (r *registry) putRecord(a Agent) error {
 	return nil
 }
 
+// remember puts a in the copy only (the backing has it already).
+func (r *registry) remember(a Agent) {
+	if i := r.index(a.PubKey); i >= 0 {
+		r.agents[i] = a.clone()
+	} else {
+		r.agents = append(r.agents, a.clone())
+	}
+}
+
 func (r *registry) removeRecord(pubkey string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
 	defer cancel()

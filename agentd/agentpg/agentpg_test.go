@@ -151,3 +151,83 @@ func TestDB_Token_shared(t *testing.T) {
 		t.Fatalf("second instance's token %q, %v; want %q", b, err, a)
 	}
 }
+
+// TestAgents_InstallRace: installs of one identity (definition, owner,
+// name) raced through two instances' handles add one agent; every racer
+// gets that agent (20 identities, 8 racers each). Another name is another
+// agent; so is the definition an agent was upgraded to.
+func TestAgents_InstallRace(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	handles := []*agentpg.Agents{openDB(t, url).Agents(), openDB(t, url).Agents()}
+	const rounds, racers = 20, 8
+	var protos []agentd.Agent
+	for range rounds {
+		protos = append(protos, recordstest.Agent("racer"))
+	}
+	type result struct {
+		round   int
+		a       agentd.Agent
+		created bool
+		err     error
+	}
+	results := make(chan result, rounds*racers)
+	start := make(chan struct{})
+	for round, proto := range protos {
+		for i := range racers {
+			a := recordstest.Agent("racer")
+			a.Owner, a.DefinitionID, a.InstalledFrom, a.DefinitionKey = proto.Owner, proto.DefinitionID, proto.InstalledFrom, proto.DefinitionKey
+			go func() {
+				<-start
+				got, created, err := handles[i%2].Install(ctx, a)
+				results <- result{round, got, created, err}
+			}()
+		}
+	}
+	close(start)
+	winners := map[int]string{}
+	got := map[int][]string{}
+	for range rounds * racers {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.created {
+			if w, ok := winners[r.round]; ok {
+				t.Fatalf("identity %d: two installs created an agent (%s, %s)", r.round, w, r.a.PubKey)
+			}
+			winners[r.round] = r.a.PubKey
+		}
+		got[r.round] = append(got[r.round], r.a.PubKey)
+	}
+	for round := range rounds {
+		for _, pk := range got[round] {
+			if pk != winners[round] {
+				t.Fatalf("identity %d: a racer got agent %s, the one created is %q", round, pk, winners[round])
+			}
+		}
+	}
+	list, err := handles[0].List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != rounds {
+		t.Fatalf("recorded %d agents, want %d", len(list), rounds)
+	}
+	// Now running the definition (upgraded from another) also counts.
+	up := recordstest.Agent("upgraded")
+	up.InstalledFrom = recordstest.Agent("x").DefinitionID
+	if err := handles[0].Put(ctx, up); err != nil {
+		t.Fatal(err)
+	}
+	again := recordstest.Agent("upgraded")
+	again.Owner, again.DefinitionID, again.InstalledFrom = up.Owner, up.DefinitionID, up.DefinitionID
+	if a, created, err := handles[1].Install(ctx, again); err != nil || created || a.PubKey != up.PubKey {
+		t.Fatalf("install of the definition an agent was upgraded to: %s created=%v %v, want %s", a.PubKey, created, err, up.PubKey)
+	}
+	other := recordstest.Agent("racer 2")
+	other.Owner, other.DefinitionID, other.InstalledFrom = protos[0].Owner, protos[0].DefinitionID, protos[0].InstalledFrom
+	if _, created, err := handles[1].Install(ctx, other); err != nil || !created {
+		t.Fatalf("another name: created=%v %v, want a new agent", created, err)
+	}
+}

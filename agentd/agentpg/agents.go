@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,7 +16,7 @@ import (
 // order.
 type Agents struct{ db *DB }
 
-var _ agentd.Records = (*Agents)(nil)
+var _ agentd.InstallRecords = (*Agents)(nil)
 
 // Agents returns the installed-agent records.
 func (db *DB) Agents() *Agents { return &Agents{db: db} }
@@ -96,4 +97,54 @@ func (r *Agents) Remove(ctx context.Context, pubkey string) error {
 		return notify(ctx, tx, TopicAgents)
 	})
 	return err
+}
+
+// installLockClass is the first key of the transaction-scoped advisory
+// locks that serialise the installs of one identity (two int4 keys: a key
+// space apart from the one-bigint locks of the migrations).
+const installLockClass = 0x61676e69 // "agni"
+
+// Install adds a unless an agent with its install identity (definition
+// installed from or now run, owner, name: the daemon's idempotency key) is
+// recorded, and then returns that one and false. The check and the insert
+// are one transaction under an advisory lock on the identity, so two
+// instances installing the same agent at once add it once.
+func (r *Agents) Install(ctx context.Context, a agentd.Agent) (agentd.Agent, bool, error) {
+	if err := agentd.CheckAgent(a); err != nil {
+		return agentd.Agent{}, false, err
+	}
+	doc, err := json.Marshal(a)
+	if err != nil {
+		return agentd.Agent{}, false, fmt.Errorf("agentpg: encode agent: %w", err)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(a.InstalledFrom + "\x00" + a.Owner + "\x00" + a.Name))
+	var existing agentd.Agent
+	found := false
+	err = pgx.BeginFunc(ctx, r.db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1::int4, $2::int4)`, int32(installLockClass), int32(h.Sum32())); err != nil {
+			return err
+		}
+		got, err := scanAgent(tx.QueryRow(ctx, `SELECT doc FROM agentpg_agents
+			WHERE (doc->>'installed_from' = $1 OR doc->>'definition_id' = $1) AND doc->>'owner' = $2 AND doc->>'name' = $3
+			ORDER BY seq LIMIT 1`, a.InstalledFrom, a.Owner, a.Name))
+		switch {
+		case err == nil:
+			existing, found = got, true
+			return nil
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO agentpg_agents (pubkey, doc) VALUES ($1, $2)`, a.PubKey, doc); err != nil {
+			return err
+		}
+		return notify(ctx, tx, TopicAgents)
+	})
+	if err != nil {
+		return agentd.Agent{}, false, fmt.Errorf("agentpg: install agent: %w", err)
+	}
+	if found {
+		return existing, false, nil
+	}
+	return a, true, nil
 }

@@ -103,8 +103,8 @@ func (s *Service) dispatch(ctx context.Context, t tasks.Task, p DelegateParams, 
 		var pe *consent.PendingError
 		if errors.As(err, &pe) {
 			t, err = s.cfg.Tasks.Edit(ctx, t.ID, func(t *tasks.Task) { t.Assignee, t.Remote, t.ApprovalID = assignee, true, pe.Approval.ID })
-			if err == nil {
-				s.goRun(func(ctx context.Context) { s.awaitConsent(ctx, t) })
+			if err == nil && s.executes(t) {
+				s.goRun(t.ID, func(ctx context.Context) { s.awaitConsent(ctx, t) })
 			}
 			return t, err
 		}
@@ -117,7 +117,9 @@ func (s *Service) dispatch(ctx context.Context, t tasks.Task, p DelegateParams, 
 	if err != nil {
 		return t, err
 	}
-	s.goRun(func(ctx context.Context) { s.run(ctx, t) })
+	if s.executes(t) { // else the instance running the agent picks it up (Pickup)
+		s.goRun(t.ID, func(ctx context.Context) { s.run(ctx, t) })
+	}
 	return t, nil
 }
 

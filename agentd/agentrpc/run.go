@@ -38,6 +38,9 @@ func (s *Service) awaitConsent(ctx context.Context, t tasks.Task) {
 
 // run carries out an assigned task and records its outcome.
 func (s *Service) run(ctx context.Context, t tasks.Task) {
+	if !s.executes(t) { // the agent moved to another instance: its Pickup runs it
+		return
+	}
 	ctx, cancel := s.taskContext(ctx, t)
 	defer cancel()
 	if err := s.checkRevoked(t.Assignee, t.Source); err != nil {

@@ -97,6 +97,22 @@ type Config struct {
 	Model Model
 	// Local reports whether an agent (hex) runs on this node.
 	Local func(agent string) bool
+	// Runs, when set, reports whether this instance executes the tasks of
+	// agent (a local assignee's; for a remote assignee, its local
+	// source's). With several instances on one task store (serve
+	// --postgres) it is the instance running the agent: the others leave
+	// its tasks assigned (or waiting for consent), and the instance that
+	// runs the agent picks them up with Pickup; Run resumes nothing then.
+	// nil: every task is executed where it is delegated.
+	Runs func(agent string) bool
+	// Forward, when set, is asked about every call whose params name an
+	// agent (params.target; for tools/call, params.arguments.target) before
+	// it is served: handled true means it was answered elsewhere (serve
+	// --postgres: by the instance running the agent) with result or err (a
+	// *jsonrpc.Error from there as is). It applies to every transport, so a
+	// call in a batch or over a websocket is forwarded on its own, and the
+	// batch's answer keeps its order.
+	Forward func(ctx context.Context, method string, params json.RawMessage, target string) (result json.RawMessage, handled bool, err error)
 	// Keys returns a local agent's secret key (agentEvaluate signs with it).
 	Keys func(agent string) (string, error)
 	// Name and Version are the serverInfo initialize returns.
@@ -132,6 +148,7 @@ type Service struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	closed bool
+	active map[string]bool // tasks with a runner here
 	wg     sync.WaitGroup
 	ready  chan struct{} // closed by Run once resume is done
 }
@@ -196,7 +213,38 @@ func (s *Service) register() {
 		"tools/call":                s.toolsCall,
 		"sampling/createMessage":    s.samplingCreateMessage,
 	} {
-		s.rpc.Register(method, s.marked(method, h))
+		s.rpc.Register(method, s.forwarding(method, s.marked(method, h)))
+	}
+}
+
+// forwarding asks Config.Forward about calls naming an agent before h
+// serves them.
+func (s *Service) forwarding(method string, h jsonrpc.Handler) jsonrpc.Handler {
+	if s.cfg.Forward == nil {
+		return h
+	}
+	return func(ctx context.Context, params json.RawMessage) (any, error) {
+		var p struct {
+			Target    string `json:"target"`
+			Arguments struct {
+				Target string `json:"target"`
+			} `json:"arguments"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			target := p.Target
+			if target == "" && method == "tools/call" {
+				target = p.Arguments.Target
+			}
+			if target != "" {
+				if res, handled, err := s.cfg.Forward(ctx, method, params, target); handled {
+					if err != nil {
+						return nil, err
+					}
+					return res, nil
+				}
+			}
+		}
+		return h(ctx, params)
 	}
 }
 
@@ -255,13 +303,16 @@ func (s *Service) Ready() <-chan struct{} { return s.ready }
 // running fail ("interrupted by a node restart"), since their runner is gone
 // and re-running them could do the work twice.
 func (s *Service) resume(ctx context.Context) error {
+	if s.cfg.Runs != nil { // shared task store: Pickup, once an agent runs here
+		return nil
+	}
 	list, err := s.cfg.Tasks.List(ctx, tasks.Filter{Status: []tasks.Status{tasks.StatusPending, tasks.StatusAssigned, tasks.StatusRunning}})
 	if err != nil {
 		return err
 	}
 	for _, t := range list {
 		if t.Status == tasks.StatusPending && t.ApprovalID != "" {
-			s.goRun(func(ctx context.Context) { s.awaitConsent(ctx, t) })
+			s.goRun(t.ID, func(ctx context.Context) { s.awaitConsent(ctx, t) })
 			continue
 		}
 		s.fail(ctx, t.ID, "interrupted by a node restart")
@@ -280,19 +331,78 @@ func (s *Service) stop() error {
 	return nil
 }
 
-// goRun runs fn in a goroutine owned by s (stop cancels and waits).
-func (s *Service) goRun(fn func(ctx context.Context)) bool {
+// goRun runs fn, the runner of task id, in a goroutine owned by s (stop
+// cancels and waits), unless the task has a runner here already.
+func (s *Service) goRun(id string, fn func(ctx context.Context)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.active[id] {
 		return false
 	}
+	if s.active == nil {
+		s.active = map[string]bool{}
+	}
+	s.active[id] = true
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.active, id)
+			s.mu.Unlock()
+		}()
 		fn(s.ctx)
 	}()
 	return true
+}
+
+// running reports whether task id has a runner here.
+func (s *Service) running(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active[id]
+}
+
+// executes reports whether this instance executes t (Config.Runs).
+func (s *Service) executes(t tasks.Task) bool {
+	if s.cfg.Runs == nil {
+		return true
+	}
+	agent := t.Assignee
+	if t.Remote {
+		agent = t.Source
+	}
+	return agent != "" && s.cfg.Runs(agent)
+}
+
+// Pickup starts the tasks this instance executes (Config.Runs) that have
+// no runner here: assigned ones run, pending ones wait for the owner's
+// consent. A running task without a runner here was being executed by an
+// instance that stopped running its agent (it died, or handed the agent
+// over): it fails, "interrupted", as at a restart, since running it again
+// could do the work twice. Call it when an agent starts running here and
+// when another instance changed a task.
+func (s *Service) Pickup(ctx context.Context) error {
+	list, err := s.cfg.Tasks.List(ctx, tasks.Filter{Status: []tasks.Status{tasks.StatusPending, tasks.StatusAssigned, tasks.StatusRunning}})
+	if err != nil {
+		return err
+	}
+	for _, t := range list {
+		if t.Assignee == "" || !s.executes(t) || s.running(t.ID) {
+			continue
+		}
+		switch t.Status {
+		case tasks.StatusPending:
+			if t.ApprovalID != "" {
+				s.goRun(t.ID, func(ctx context.Context) { s.awaitConsent(ctx, t) })
+			}
+		case tasks.StatusAssigned:
+			s.goRun(t.ID, func(ctx context.Context) { s.run(ctx, t) })
+		case tasks.StatusRunning:
+			s.fail(ctx, t.ID, "interrupted: the instance running its agent stopped running it")
+		}
+	}
+	return nil
 }
 
 // revoked reports whether any of the agents is revoked.

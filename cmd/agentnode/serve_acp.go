@@ -72,6 +72,10 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 		Messenger: agentrpc.MessengerFunc(c.chatAnswer), Caller: c.rt.rpc, Local: c.isLocal,
 		Keys: c.daemon.SecretKey, Name: "agentnode", Version: Version, Token: token,
 		Logger: logger.With("component", "acp"), Options: c.httpConfig().jsonrpcOptions(logger.With("component", "acp"))}
+	if c.shared != nil { // one task store for every instance: the one running the agent executes its tasks
+		cfg.Runs = c.runsHere
+		cfg.Forward = c.forwardCall // calls over websocket and in batches (HTTP calls are forwarded whole)
+	}
 	if c.rt.model != nil { // never a typed nil in the interface
 		cfg.Model = c.rt.model
 	}

@@ -250,6 +250,7 @@ func (c *ServeCommand) reloadTopic(ctx context.Context, topic string) error {
 		return c.acp.consent.Reload(ctx)
 	case agentpg.TopicTasks:
 		c.acp.tasks.Wake()
+		return c.pickupTasks(ctx) // one delegated elsewhere to an agent running here
 	case agentpg.TopicConsent:
 		c.acp.consent.Wake()
 	case agentpg.TopicRegistrations:
@@ -293,4 +294,14 @@ func (q *topicQueue) take() []string {
 	out := q.pending
 	q.pending = nil
 	return out
+}
+
+// pickupTasks starts the tasks of the agents running here that another
+// instance left (agentrpc.Config.Runs): on a task change elsewhere and when
+// an agent starts running here (a takeover resumes its tasks).
+func (c *ServeCommand) pickupTasks(ctx context.Context) error {
+	if c.shared == nil || c.acp == nil || c.acp.svc == nil {
+		return nil
+	}
+	return c.acp.svc.Pickup(ctx)
 }

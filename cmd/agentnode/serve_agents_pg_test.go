@@ -175,12 +175,19 @@ type pgPair struct {
 // over its HTTP API.
 func startPGPair(t testing.TB, ttl time.Duration) *pgPair {
 	t.Helper()
+	return startPGPairWith(t, ttl, func(text string) string { return "pong: " + text })
+}
+
+// startPGPairWith is startPGPair with the model answering answer(the last
+// message's text).
+func startPGPairWith(t testing.TB, ttl time.Duration, answer func(text string) string) *pgPair {
+	t.Helper()
 	srv := llmtest.NewServer(t).Always(func(r llmtest.Request) llmtest.Reply {
 		var text string
 		if c := r.Last().Content; c != nil {
 			text = *c
 		}
-		return llmtest.Answer("pong: " + text)
+		return llmtest.Answer(answer(text))
 	})
 	cfg := filepath.Join(t.TempDir(), "serve.json")
 	raw, _ := json.Marshal(map[string]any{"model": modelSection(srv)})
@@ -357,8 +364,8 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 			t.Fatalf("agent/message via %s = %q, want %q", n.addr, got, want)
 		}
 	}
-	// Over /acp's websocket (not forwarded as HTTP is): the chat itself
-	// goes to the holder.
+	// Over /acp's websocket: the call is forwarded to the holder on its own
+	// (forwardCall).
 	conn, _, err := dialWS(t, "ws://"+survivor.addr+pathACP, token)
 	if err != nil {
 		t.Fatal(err)

@@ -48,11 +48,80 @@ func (c *ServeCommand) forwardAgent(next http.Handler, agentOf func(*http.Reques
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		agent := c.forwardee(r, agentOf)
 		if agent == "" {
+			if r.Header.Get(headerForwarded) != "" { // served here, whatever it names (forwardCall)
+				r = r.WithContext(context.WithValue(r.Context(), forwardedKey{}, true))
+			}
 			next.ServeHTTP(w, r)
 			return
 		}
 		c.forward(w, r, agent)
 	})
+}
+
+// forwardedKey marks the context of a request another instance forwarded.
+type forwardedKey struct{}
+
+// forwardCall is agentrpc.Config.Forward: one /acp call naming as target
+// an agent another instance runs, whatever its transport (a websocket, an
+// entry of a batch: a single call over HTTP was forwarded whole before),
+// is sent to the holder as an HTTP JSON-RPC call bearing the API token,
+// and its result or error is the answer here. A call that was forwarded
+// to this instance is served here.
+func (c *ServeCommand) forwardCall(ctx context.Context, method string, params json.RawMessage, target string) (json.RawMessage, bool, error) {
+	if forwarded, _ := ctx.Value(forwardedKey{}).(bool); forwarded {
+		return nil, false, nil
+	}
+	a, err := c.daemon.Lookup(target)
+	if err != nil && c.shared.reloads.allow(time.Now(), minReloadGap) { // installed elsewhere an instant ago?
+		if c.daemon.Reload(ctx) == nil {
+			a, err = c.daemon.Lookup(target)
+		}
+	}
+	if err != nil || a.PubKey == "" || c.runsHere(a.PubKey) {
+		return nil, false, nil // not an installed agent (served here: remote, or not found), or running here
+	}
+	agent := a.PubKey
+	l, err := c.shared.leases.Get(ctx, agent)
+	if err != nil || l.Holder == "" || l.URL == "" || l.Holder == c.shared.leases.Instance() || !time.Now().Before(l.Expires) {
+		return nil, true, c.unavailableError(agent, l)
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(l.URL, "/")+pathACP, bytes.NewReader(body))
+	if err != nil {
+		return nil, true, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.shared.token)
+	req.Header.Set(headerForwarded, c.shared.leases.Instance())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		slog.Warn("forwarding an /acp call to the agent's instance", "method", method, "agent", agent, "holder", l.Holder, "url", l.URL, "err", err)
+		return nil, true, c.unavailableError(agent, l)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result json.RawMessage `json:"result"`
+		Error  *jsonrpc.Error  `json:"error"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&out); err != nil || (out.Error == nil && out.Result == nil) {
+		slog.Warn("forwarding an /acp call to the agent's instance", "method", method, "agent", agent, "holder", l.Holder, "status", resp.StatusCode, "err", err)
+		return nil, true, c.unavailableError(agent, l)
+	}
+	slog.Info("acp call forwarded to the agent's instance", "method", method, "agent", agent, "holder", l.Holder)
+	if out.Error != nil {
+		return nil, true, out.Error
+	}
+	return out.Result, true, nil
+}
+
+// unavailableError is unavailable's JSON-RPC error, for one call.
+func (c *ServeCommand) unavailableError(agent string, l lease.Lease) *jsonrpc.Error {
+	why := fmt.Sprintf("agent %s runs on no instance right now (being taken over); retry", agent)
+	if l.Holder != "" && l.Holder != c.shared.leases.Instance() {
+		why = fmt.Sprintf("agent %s runs on instance %s (%s), which does not answer; retry", agent, l.Holder, l.URL)
+	}
+	return &jsonrpc.Error{Code: agentrpc.CodeAgentUnavailable, Message: why,
+		Data: map[string]string{"agentId": agent, "holder": l.Holder, "url": l.URL}}
 }
 
 // forwardee is the installed agent r is about when it does not run here,
@@ -176,17 +245,13 @@ func (c *ServeCommand) forward(w http.ResponseWriter, r *http.Request, agent str
 // being taken over, or its holder cannot be reached. /acp gets a JSON-RPC
 // error (agentrpc.CodeAgentUnavailable), the rest a JSON error.
 func (c *ServeCommand) unavailable(w http.ResponseWriter, r *http.Request, agent string, l lease.Lease) {
-	why := fmt.Sprintf("agent %s runs on no instance right now (being taken over); retry", agent)
-	if l.Holder != "" && l.Holder != c.shared.leases.Instance() {
-		why = fmt.Sprintf("agent %s runs on instance %s (%s), which does not answer; retry", agent, l.Holder, l.URL)
-	}
+	rpcErr := c.unavailableError(agent, l)
+	why := rpcErr.Message
 	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(c.shared.leases.TTL().Seconds()))))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusServiceUnavailable)
-	data := map[string]string{"agentId": agent, "holder": l.Holder, "url": l.URL}
 	if r.URL.Path == pathACP {
-		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
-			"error": jsonrpc.Error{Code: agentrpc.CodeAgentUnavailable, Message: why, Data: data}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": rpcErr})
 		return
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": why, "holder": l.Holder, "url": l.URL})
@@ -194,7 +259,8 @@ func (c *ServeCommand) unavailable(w http.ResponseWriter, r *http.Request, agent
 
 // acpTarget is the target of a single /acp JSON-RPC call over HTTP POST
 // (params.target: agent/message, agent/delegate); the body is read
-// (up to max bytes) and put back. Batches and websockets are served here.
+// (up to max bytes) and put back. Batches and websockets are served here,
+// each of their calls forwarded on its own (forwardCall).
 func acpTarget(max int64) func(*http.Request) string {
 	return func(r *http.Request) string {
 		if r.Method != http.MethodPost || r.Body == nil {
@@ -237,9 +303,10 @@ var errNotHere = errors.New("agent not running on any reachable instance; retry"
 
 // chatElsewhere runs one chat message of an agent another instance runs
 // there, as an /acp agent/message to its holder (the conversation becomes
-// that message's sessionId). Chats reach an instance that does not run
-// the agent through /acp over websocket and through tasks that instance
-// executes; HTTP requests are forwarded before they get here.
+// that message's sessionId). A safety net: /acp calls naming the agent are
+// forwarded before they get here (forwardCall), and tasks are executed by
+// the holder; a chat can still land here while the agent changes
+// instance.
 func (c *ServeCommand) chatElsewhere(ctx context.Context, agent, conversation, text string) (string, error) {
 	l, err := c.shared.leases.Get(ctx, agent)
 	if err != nil || l.Holder == "" || l.URL == "" || l.Holder == c.shared.leases.Instance() || !time.Now().Before(l.Expires) {

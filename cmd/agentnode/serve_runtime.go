@@ -223,6 +223,9 @@ func (c *ServeCommand) followAgents(ctx context.Context) error {
 			return nil
 		case <-c.daemon.Changes():
 		case <-c.sharedChanged(): // --postgres: an agent started or stopped here
+			if err := c.pickupTasks(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("picking up the tasks of the agents running here", "err", err)
+			}
 		}
 		if c.peers != nil {
 			c.peers.Refresh()
