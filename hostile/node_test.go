@@ -1,7 +1,6 @@
 package hostile
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,31 +45,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// lockedBuffer collects the node's output from two pipes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // node is a running `agentnode serve`.
 type node struct {
 	addr   string // host:port
 	url    string // ws://host:port
 	data   string // its data directory
 	cmd    *exec.Cmd
-	logs   *lockedBuffer
+	logs   *testkit.Buffer
 	exited chan struct{}
 	err    error // the process's exit error, once exited is closed
 }
@@ -106,7 +86,7 @@ func startNodeWith(t *testing.T, config map[string]any) *node {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	n := &node{addr: addr, url: "ws://" + addr, data: data, logs: &lockedBuffer{}, exited: make(chan struct{})}
+	n := &node{addr: addr, url: "ws://" + addr, data: data, logs: &testkit.Buffer{}, exited: make(chan struct{})}
 	n.cmd = exec.Command(binary, append(args, "--listen", addr)...)
 	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
 	if err := n.cmd.Start(); err != nil {

@@ -75,27 +75,8 @@ func agentnodeBinary(t testing.TB) string {
 type pgNode struct {
 	addr, data string
 	cmd        *exec.Cmd
-	logs       *lockedBuffer
+	logs       *testkit.Buffer
 	exited     chan struct{}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the process's writes and the
-// test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startPGNode starts `agentnode serve --postgres url --lease-ttl ttl` on a
@@ -108,7 +89,7 @@ func startPGNode(t testing.TB, url, cfg string, ttl time.Duration) *pgNode {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	n := &pgNode{addr: addr, data: t.TempDir(), logs: &lockedBuffer{}, exited: make(chan struct{})}
+	n := &pgNode{addr: addr, data: t.TempDir(), logs: &testkit.Buffer{}, exited: make(chan struct{})}
 	n.cmd = exec.Command(agentnodeBinary(t), "serve", "--listen", addr, "--data", n.data, "--postgres", url,
 		"--lease-ttl", ttl.String(), "--config", cfg, "--log-level", "info")
 	n.cmd.Env = append(os.Environ(), "AGENTNODE_PASSPHRASE=pg-agents-test")

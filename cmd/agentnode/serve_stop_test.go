@@ -14,9 +14,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // A stop (ctx cancelled: SIGTERM or ^C in main) at any moment of serve's
@@ -34,7 +35,7 @@ func TestServe_stopDuringStartup(t *testing.T) {
 			addr, data := freeAddr(t), t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			served, logs := make(chan error, 1), &syncBuffer{}
+			served, logs := make(chan error, 1), &testkit.Buffer{}
 			m := quietMain()
 			m.Stderr = logs
 			go func() {
@@ -100,24 +101,6 @@ func fullStartup(t *testing.T) time.Duration {
 		t.Fatalf("serve stopped after a full start: %v", err)
 	}
 	return took
-}
-
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // quietMain is a Main that writes nowhere and reads no environment.
