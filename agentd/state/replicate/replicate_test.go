@@ -190,8 +190,9 @@ func strangerOnTheWire(t *testing.T, tr *testRelay, stranger, agent key) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Not closed here: go-nostr v0.51.8's Close races its writer goroutine
-	// (a nil Connection, nbd-wtf/go-nostr#183); the relay's cleanup cuts it.
+	// go-nostr's client, as a stranger's would be. Not closed here: its
+	// Close still races its writer goroutine in v0.52.3 (relay.go:175 vs
+	// :576; docs/PEERS.md); the relay's cleanup cuts it.
 	sub, err := conn.Subscribe(ctx, nostr.Filters{{Kinds: []int{replicate.Kind}}})
 	if err != nil {
 		t.Fatal(err)
