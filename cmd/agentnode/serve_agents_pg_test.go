@@ -196,12 +196,12 @@ func publishDefinition(t testing.TB, n *pgNode) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), pgWait)
 	defer cancel()
-	r, err := nostr.RelayConnect(ctx, "ws://"+n.addr)
+	r, err := relayclient.Dial(ctx, "ws://"+n.addr, relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := r.Publish(ctx, *def); err != nil {
+	if err := r.Publish(ctx, def); err != nil {
 		t.Fatal(err)
 	}
 	return def.ID
