@@ -112,6 +112,36 @@ type rpcReply struct {
 	Error  *rpcErrorBody   `json:"error"`
 }
 
+// messageResult is an agent/message result (or the answer part of
+// agent/delegate's) as these tests read it.
+type messageResult struct {
+	Source  string `json:"source"`
+	Content struct {
+		Payload struct {
+			Messages []struct {
+				Text string `json:"text"`
+			} `json:"messages"`
+		} `json:"payload"`
+	} `json:"content"`
+	Meta struct {
+		CorrelationID string `json:"correlationId"`
+	} `json:"_meta"`
+}
+
+// texts are the texts of the result's messages.
+func (r messageResult) texts() []string {
+	var out []string
+	for _, m := range r.Content.Payload.Messages {
+		out = append(out, m.Text)
+	}
+	return out
+}
+
+// messageContent is agent/message's content carrying one request text.
+func messageContent(text string) map[string]any {
+	return map[string]any{"type": "request", "payload": map[string]any{"messages": []map[string]any{{"text": text}}}}
+}
+
 // rpcRequest is the body of one request with id (0: a notification).
 func rpcRequest(id int, method string, params any) string {
 	msg := map[string]any{"jsonrpc": "2.0", "method": method}

@@ -28,26 +28,14 @@ func TestMessage_E2E_OneWayPeeringBothDirections(t *testing.T) {
 
 	message := func(from endpointNode, to string, text, corr string) string {
 		t.Helper()
-		var res struct {
-			Source  string `json:"source"`
-			Content struct {
-				Payload struct {
-					Messages []struct {
-						Text string `json:"text"`
-					} `json:"messages"`
-				} `json:"payload"`
-			} `json:"content"`
-			Meta struct {
-				CorrelationID string `json:"correlationId"`
-			} `json:"_meta"`
-		}
+		var res messageResult
 		mustResult(t, "agent/message", rpcPost(t, from.url(pathACP), from.token, "agent/message", map[string]any{
 			"source": from.agentPK(), "target": to, "_meta": map[string]any{"correlationId": corr},
-			"content": map[string]any{"type": "request", "payload": map[string]any{"messages": []map[string]any{{"text": text}}}}}), &res)
-		if res.Source != to || res.Meta.CorrelationID != corr || len(res.Content.Payload.Messages) != 1 {
+			"content": messageContent(text)}), &res)
+		if res.Source != to || res.Meta.CorrelationID != corr || len(res.texts()) != 1 {
 			t.Fatalf("agent/message to %s = %+v", to, res)
 		}
-		return res.Content.Payload.Messages[0].Text
+		return res.texts()[0]
 	}
 	if got := message(a, b.agentPK(), "hello B, from the node without --peer", "corr-a-b"); got != "B's agent here" {
 		t.Fatalf("A -> B answered %q", got)
@@ -79,19 +67,10 @@ func TestMessage_E2E_SharedThirdRelay(t *testing.T) {
 		to   string
 		want string
 	}{{a, b.agentPK(), "B's agent here"}, {b, a.agentPK(), "A's agent here"}} {
-		var res struct {
-			Content struct {
-				Payload struct {
-					Messages []struct {
-						Text string `json:"text"`
-					} `json:"messages"`
-				} `json:"payload"`
-			} `json:"content"`
-		}
+		var res messageResult
 		mustResult(t, "agent/message", rpcPost(t, tc.from.url(pathACP), tc.from.token, "agent/message", map[string]any{
-			"source": tc.from.agentPK(), "target": tc.to,
-			"content": map[string]any{"type": "request", "payload": map[string]any{"messages": []map[string]any{{"text": "hi"}}}}}), &res)
-		if m := res.Content.Payload.Messages; len(m) != 1 || m[0].Text != tc.want {
+			"source": tc.from.agentPK(), "target": tc.to, "content": messageContent("hi")}), &res)
+		if m := res.texts(); len(m) != 1 || m[0] != tc.want {
 			t.Fatalf("agent/message to %s = %+v, want %q", tc.to, res, tc.want)
 		}
 	}

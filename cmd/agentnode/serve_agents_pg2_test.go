@@ -107,8 +107,7 @@ func TestServe_PostgresAgents_ACPCallsForwarded(t *testing.T) {
 		return err == nil
 	})
 	message := func(text string) map[string]any {
-		return map[string]any{"target": agent, "content": map[string]any{"type": "request",
-			"payload": map[string]any{"messages": []map[string]any{{"text": text}}}}}
+		return map[string]any{"target": agent, "content": messageContent(text)}
 	}
 	delegate := func(text string) map[string]any {
 		return map[string]any{"target": agent, "wait": true, "task": map[string]any{"payload": map[string]any{"text": text}}}
@@ -116,13 +115,7 @@ func TestServe_PostgresAgents_ACPCallsForwarded(t *testing.T) {
 	answerOf := func(what string, r rpcReply) string {
 		t.Helper()
 		var res struct {
-			Content struct {
-				Payload struct {
-					Messages []struct {
-						Text string `json:"text"`
-					} `json:"messages"`
-				} `json:"payload"`
-			} `json:"content"`
+			messageResult
 			Task struct {
 				Status string `json:"status"`
 				Result struct {
@@ -133,8 +126,8 @@ func TestServe_PostgresAgents_ACPCallsForwarded(t *testing.T) {
 			} `json:"task"`
 		}
 		mustResult(t, what, r, &res)
-		if m := res.Content.Payload.Messages; len(m) > 0 {
-			return m[0].Text
+		if m := res.texts(); len(m) > 0 {
+			return m[0]
 		}
 		if m := res.Task.Result.Messages; res.Task.Status == "done" && len(m) > 0 {
 			return m[0].Text

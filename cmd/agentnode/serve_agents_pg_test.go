@@ -233,7 +233,7 @@ func (p *pgPair) holder(t testing.TB, agent, not string) (lease.Lease, int) {
 // reason) when the call did not succeed, e.g. 503 during a takeover.
 func acpMessage(n *pgNode, token, target, text string) (answer string, status int, err error) {
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "agent/message", "params": map[string]any{
-		"target": target, "content": map[string]any{"type": "request", "payload": map[string]any{"messages": []map[string]any{{"text": text}}}}}})
+		"target": target, "content": messageContent(text)}})
 	req, _ := http.NewRequest(http.MethodPost, n.url(pathACP), bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -244,24 +244,16 @@ func acpMessage(n *pgNode, token, target, text string) (answer string, status in
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	var out struct {
-		Result struct {
-			Content struct {
-				Payload struct {
-					Messages []struct {
-						Text string `json:"text"`
-					} `json:"messages"`
-				} `json:"payload"`
-			} `json:"content"`
-		} `json:"result"`
-		Error *rpcErrorBody `json:"error"`
+		Result messageResult `json:"result"`
+		Error  *rpcErrorBody `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return "", resp.StatusCode, fmt.Errorf("%d %s", resp.StatusCode, raw)
 	}
-	if out.Error != nil || len(out.Result.Content.Payload.Messages) == 0 {
+	if out.Error != nil || len(out.Result.texts()) == 0 {
 		return "", resp.StatusCode, fmt.Errorf("%d %s", resp.StatusCode, raw)
 	}
-	return out.Result.Content.Payload.Messages[0].Text, resp.StatusCode, nil
+	return out.Result.texts()[0], resp.StatusCode, nil
 }
 
 // installOn installs an agent through n's HTTP API and returns its pubkey.
@@ -351,19 +343,11 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res struct {
-		Content struct {
-			Payload struct {
-				Messages []struct {
-					Text string `json:"text"`
-				} `json:"messages"`
-			} `json:"payload"`
-		} `json:"content"`
-	}
+	var res messageResult
 	mustResult(t, "agent/message over ws", wsCall(t, conn, "agent/message", map[string]any{"target": agent,
-		"content": map[string]any{"type": "request", "payload": map[string]any{"messages": []map[string]any{{"text": "before ws"}}}}}), &res)
+		"content": messageContent("before ws")}), &res)
 	conn.Close()
-	if len(res.Content.Payload.Messages) != 1 || res.Content.Payload.Messages[0].Text != "pong: before ws" {
+	if m := res.texts(); len(m) != 1 || m[0] != "pong: before ws" {
 		t.Fatalf("agent/message over ws via the other instance = %+v", res)
 	}
 	// The CLI's chat through the other instance (POST /api/agents/{agent}/chat, forwarded).
