@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"os"
 	"sync"
 	"testing"
@@ -125,18 +126,7 @@ func TestManager_acquireOneWinner(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	won := 0
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case !errors.Is(err, lease.ErrHeld):
-			t.Errorf("m%d: %v, want nil or ErrHeld", i, err)
-		}
-	}
-	if won != 1 {
-		t.Fatalf("%d winners, want 1", won)
-	}
+	testkit.OneWinner(t, errs, lease.ErrHeld)
 }
 
 // TestManager_runConcurrent: two Runs over many agents split them with no

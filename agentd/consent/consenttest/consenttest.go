@@ -149,18 +149,7 @@ func concurrentDecide(t *testing.T, o Open) {
 		})
 	}
 	wg.Wait()
-	won := 0
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case !errors.Is(err, consent.ErrDecided):
-			t.Errorf("handle %d: %v", i, err)
-		}
-	}
-	if won != 1 {
-		t.Fatalf("%d decisions, want 1", won)
-	}
+	testkit.OneWinner(t, errs, consent.ErrDecided)
 }
 
 func revoke(t *testing.T, o Open) {

@@ -121,18 +121,7 @@ func concurrentTransition(t *testing.T, open Open) {
 		})
 	}
 	wg.Wait()
-	won := 0
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case !errors.Is(err, tasks.ErrBadTransition):
-			t.Errorf("store %d: %v", i, err)
-		}
-	}
-	if won != 1 {
-		t.Fatalf("%d stores assigned the task, want 1", won)
-	}
+	testkit.OneWinner(t, errs, tasks.ErrBadTransition)
 }
 
 func listActive(t *testing.T, open Open) {
