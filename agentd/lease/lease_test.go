@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentnode/agentnode/internal/testkit"
 	"os"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/lease"
 	"github.com/agentnode/agentnode/internal/pgtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
