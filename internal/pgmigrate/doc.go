@@ -5,8 +5,8 @@
 // the other. A database whose schema is newer than the binary is refused
 // (ErrTooNew), so an old binary never writes to a schema it does not know.
 //
-// It is the approach of relay/pgstore/migrate.go, made reusable for the
-// agent daemon's schemas (agentd/lease, agentd/agentpg):
+// Every schema of the project uses it: the relay's (relay/pgstore) and the
+// agent daemon's (agentd/lease, agentd/agentpg):
 //
 //	var schema = pgmigrate.Schema{
 //		Name:  "lease",                       // versions in lease_schema

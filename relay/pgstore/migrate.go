@@ -2,10 +2,12 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentnode/agentnode/internal/pgmigrate"
 )
 
 // migrateLock is the advisory lock key held while migrating, so that
@@ -72,48 +74,20 @@ var migrations = []string{
 // (migration 2).
 const maxIndexedTag = 512
 
+// schema is pgstore's versioned schema (internal/pgmigrate: the
+// pgstore_schema table, applied under the advisory lock migrateLock).
+var schema = pgmigrate.Schema{Name: "pgstore", Lock: migrateLock, Steps: migrations}
+
 // SchemaVersion is the schema version this binary knows.
-var SchemaVersion = len(migrations)
+var SchemaVersion = schema.Version()
 
 // migrate brings the database to SchemaVersion under an advisory lock and
-// refuses a database whose schema is newer than this binary.
+// refuses a database whose schema is newer than this binary
+// (ErrSchemaTooNew).
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("pgstore: migrate: %w", err)
+	err := schema.Migrate(ctx, pool)
+	if errors.Is(err, pgmigrate.ErrTooNew) {
+		return fmt.Errorf("%w: %w", ErrSchemaTooNew, err)
 	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrateLock)); err != nil {
-		return fmt.Errorf("pgstore: migrate lock: %w", err)
-	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(migrateLock))
-	_, err = conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS pgstore_schema (version integer NOT NULL)`)
-	if err != nil {
-		return fmt.Errorf("pgstore: migrate: %w", err)
-	}
-	var have int
-	err = conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM pgstore_schema`).Scan(&have)
-	if err != nil {
-		return fmt.Errorf("pgstore: migrate: %w", err)
-	}
-	if have > SchemaVersion {
-		return fmt.Errorf("%w: database has version %d, this binary knows %d", ErrSchemaTooNew, have, SchemaVersion)
-	}
-	for v := have; v < SchemaVersion; v++ {
-		if err := apply(ctx, conn.Conn(), v+1, migrations[v]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// apply runs one migration and records its version in one transaction.
-func apply(ctx context.Context, conn *pgx.Conn, version int, sql string) error {
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, sql); err != nil {
-			return fmt.Errorf("pgstore: migration %d: %w", version, err)
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO pgstore_schema (version) VALUES ($1)`, version)
-		return err
-	})
+	return err
 }
