@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,9 +30,17 @@ const TagChunk = "chunk"
 // Chunk limits on the receiving side.
 const (
 	maxChunkParts   = 4096             // parts of one payload (4096 × 40,960 bytes ≈ 160 MiB of base64)
-	maxChunkPending = 256 << 20        // bytes of parts kept for unfinished payloads
+	maxChunkPending = 256 << 20        // bytes kept for unfinished payloads (parts and their slots)
+	maxChunkPartial = 256              // unfinished payloads kept at once
+	maxChunkAuthor  = 4                // unfinished payloads kept per author
 	chunkTTL        = 10 * time.Minute // an unfinished payload is dropped after this
+	chunkSlot       = 16               // bytes a part's slot costs before it comes (a string header)
 )
+
+// errOpTooLarge: an op needs more than maxChunkParts events. It is left
+// out of pushes and repairs (logged) rather than holding back the ops
+// after it.
+var errOpTooLarge = errors.New("replicate: op too large to replicate")
 
 // chunkPayload encodes env alone as a compressed batch and splits it into
 // parts of at most limit bytes; sum names the payload.
@@ -44,24 +54,29 @@ func chunkPayload(env store.Envelope, limit int) (sum string, parts []string, er
 	if err != nil {
 		return "", nil, err
 	}
+	if need := (base64.StdEncoding.EncodedLen(len(z)) + limit - 1) / limit; need > maxChunkParts {
+		return "", nil, fmt.Errorf("%w: op %s needs %d events, more than %d", errOpTooLarge, env.OpID(), need, maxChunkParts)
+	}
 	enc := base64.StdEncoding.EncodeToString(z)
 	h := sha256.Sum256([]byte(enc))
 	for len(enc) > 0 {
 		n := min(limit, len(enc))
 		parts, enc = append(parts, enc[:n]), enc[n:]
 	}
-	if len(parts) > maxChunkParts {
-		return "", nil, fmt.Errorf("replicate: op %s needs %d events, more than %d", env.OpID(), len(parts), maxChunkParts)
-	}
 	return hex.EncodeToString(h[:]), parts, nil
 }
 
 // chunkEvents seals the parts of each of envs for every reader ("" for a
-// plaintext public event), with extra tags besides the batch head's.
-func chunkEvents(keys *keyring, h batchHead, extra nostr.Tags, envs []store.Envelope, readers []string, limit int, at nostr.Timestamp) ([]*nostr.Event, error) {
+// plaintext public event), with extra tags besides the batch head's. An
+// op too large for maxChunkParts events is logged and left out.
+func chunkEvents(keys *keyring, log *slog.Logger, h batchHead, extra nostr.Tags, envs []store.Envelope, readers []string, limit int, at nostr.Timestamp) ([]*nostr.Event, error) {
 	var out []*nostr.Event
 	for _, env := range envs {
 		sum, parts, err := chunkPayload(env, limit)
+		if errors.Is(err, errOpTooLarge) {
+			log.Error("replicate: op not sent", "schema", h.Schema, "err", err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +120,8 @@ type chunks struct {
 }
 
 type partial struct {
-	parts []string
+	author string
+	parts  []string
 	got   int
 	size  int
 	since time.Time
@@ -124,8 +140,9 @@ func (c *chunks) add(author, sum string, i, n int, part string, now time.Time) (
 	key := author + ":" + sum
 	p := c.pending[key]
 	if p == nil {
-		p = &partial{parts: make([]string, n), since: now}
-		c.pending[key] = p
+		c.makeRoom(author)
+		p = &partial{author: author, parts: make([]string, n), since: now, size: chunkSlot * n}
+		c.pending[key], c.size = p, c.size+p.size
 	}
 	if len(p.parts) != n {
 		return "", fmt.Errorf("%w: chunk count %d, earlier parts said %d", ErrBadEvent, n, len(p.parts))
@@ -156,14 +173,40 @@ func (c *chunks) expire(now time.Time) {
 		}
 	}
 	for c.size > maxChunkPending {
-		oldest := ""
-		for key, p := range c.pending {
-			if oldest == "" || p.since.Before(c.pending[oldest].since) {
-				oldest = key
-			}
-		}
-		c.drop(oldest)
+		c.drop(c.oldest(""))
 	}
+}
+
+// makeRoom drops author's oldest unfinished payload when it has
+// maxChunkAuthor of them, and the oldest of all at maxChunkPartial: one
+// author cannot crowd out the others.
+func (c *chunks) makeRoom(author string) {
+	mine := 0
+	for _, p := range c.pending {
+		if p.author == author {
+			mine++
+		}
+	}
+	if mine >= maxChunkAuthor {
+		c.drop(c.oldest(author))
+	}
+	if len(c.pending) >= maxChunkPartial {
+		c.drop(c.oldest(""))
+	}
+}
+
+// oldest is the key of the oldest unfinished payload (of author, if not "").
+func (c *chunks) oldest(author string) string {
+	oldest := ""
+	for key, p := range c.pending {
+		if author != "" && p.author != author {
+			continue
+		}
+		if oldest == "" || p.since.Before(c.pending[oldest].since) {
+			oldest = key
+		}
+	}
+	return oldest
 }
 
 func (c *chunks) drop(key string) {

@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -64,5 +65,34 @@ func TestChunks_Reassembly(t *testing.T) {
 	}
 	if len(c.pending) != 1 || c.pending["author:"+sum] != nil {
 		t.Fatalf("the old unfinished payload did not expire: %d pending", len(c.pending))
+	}
+}
+
+// One author's unfinished payloads cannot crowd out another's: each
+// author keeps at most maxChunkAuthor, and a part's empty slots count
+// toward the memory bound from the first part on.
+func TestChunks_PerAuthorBound(t *testing.T) {
+	var c chunks
+	now := time.Now()
+	sum := func(i int) string { return fmt.Sprintf("%064x", i) }
+	if _, err := c.add("other", sum(0), 0, 2, "x", now); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 * maxChunkAuthor {
+		if _, err := c.add("flooder", sum(i+1), 0, maxChunkParts, "x", now.Add(time.Duration(i)*time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine := 0
+	for _, p := range c.pending {
+		if p.author == "flooder" {
+			mine++
+		}
+	}
+	if mine != maxChunkAuthor || c.pending["other:"+sum(0)] == nil {
+		t.Fatalf("flooder holds %d payloads (want %d); other's kept: %v", mine, maxChunkAuthor, c.pending["other:"+sum(0)] != nil)
+	}
+	if want := maxChunkAuthor*(chunkSlot*maxChunkParts+1) + chunkSlot*2 + 1; c.size != want {
+		t.Fatalf("size %d, want %d (slots counted)", c.size, want)
 	}
 }

@@ -35,9 +35,6 @@ func TestChunks_LargeOpIsPushed(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, converge, "the large note on b", func() bool { return b.get(cb, teamURI, id1) == a.get(ca, teamURI, id1) })
-	if s := a.rep.Stats(); s.RepairEvents != 0 {
-		t.Fatalf("a repaired: %+v", s)
-	}
 	if obj := object(t, b.get(cb, teamURI, id1)); obj["body"] != body {
 		t.Fatal("the body differs")
 	}

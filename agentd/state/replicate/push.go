@@ -155,7 +155,7 @@ func (r *Replicator) sealGroup(ctx context.Context, h batchHead, envs []store.En
 	if len(who) == 0 {
 		who = []string{""} // public: one plaintext event
 	}
-	out, err := chunkEvents(r.keys, h, nil, tooLarge, who, r.cfg.MaxBatchBytes, at) // ops too large for one event
+	out, err := chunkEvents(r.keys, r.log, h, nil, tooLarge, who, r.cfg.MaxBatchBytes, at) // ops too large for one event
 	if err != nil {
 		return nil, err
 	}

@@ -160,7 +160,7 @@ func (r *Replicator) repairEvents(h batchHead, envs []store.Envelope, peer strin
 	if err != nil {
 		return nil, err
 	}
-	out, err := chunkEvents(r.keys, h, nostr.Tags{{TagASM, asmRepair}}, tooLarge, []string{peer}, r.cfg.MaxBatchBytes, at)
+	out, err := chunkEvents(r.keys, r.log, h, nostr.Tags{{TagASM, asmRepair}}, tooLarge, []string{peer}, r.cfg.MaxBatchBytes, at)
 	if err != nil {
 		return nil, err
 	}
