@@ -217,7 +217,7 @@ func validReply(evt *nostr.Event, sk, target, from, reqID string, id json.RawMes
 	if evt.Kind != Kind || evt.PubKey != target || tagValue(evt, "e") != reqID || tagValue(evt, "p") != from {
 		return nil, false
 	}
-	if ok, err := evt.CheckSignature(); !ok || err != nil || !evt.CheckID() {
+	if !signed(evt) {
 		return nil, false
 	}
 	plain, err := open(evt, sk)

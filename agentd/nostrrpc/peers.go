@@ -130,25 +130,29 @@ func (l *PeerListener) listen(ctx context.Context, p listenPair, sk string) {
 	r := relayclient.New(p.relay, sk, l.log)
 	defer r.Close()
 	filter := nostr.Filter{Kinds: []int{Kind}, Tags: nostr.TagMap{"p": {p.agent}}}
-	backoff := 250 * time.Millisecond
-	for {
+	backoff := relayclient.Backoff{Min: 250 * time.Millisecond, Max: 30 * time.Second}
+	for failed := 0; ; failed++ {
 		var up atomic.Bool
 		err := r.Subscribe(ctx, nostr.Filters{filter},
-			func(evt *nostr.Event) { l.cfg.Server.Offer(evt, r.Publish) },
+			func(evt *nostr.Event) {
+				// checked before it takes a slot of the server's queue: a
+				// peer relay cannot crowd out requests with forgeries
+				if signed(evt) {
+					l.cfg.Server.Offer(evt, r.Publish)
+				}
+			},
 			func() { up.Store(true); l.live.Add(1) })
 		if up.Load() {
 			l.live.Add(-1)
-			backoff = 250 * time.Millisecond
+			failed = 0
 		}
 		if ctx.Err() != nil {
 			return
 		}
-		l.log.Debug("nostrrpc: peer subscription ended", "relay", p.relay, "agent", p.agent, "err", err, "retry_in", backoff)
-		select {
-		case <-ctx.Done():
+		wait := backoff.Delay(failed)
+		l.log.Debug("nostrrpc: peer subscription ended", "relay", p.relay, "agent", p.agent, "err", err, "retry_in", wait)
+		if !relayclient.Sleep(ctx, wait) {
 			return
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 30*time.Second)
 	}
 }

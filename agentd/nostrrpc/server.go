@@ -149,7 +149,7 @@ func (s *Server) serve(ctx context.Context, r request) {
 	if !ok || !s.fresh(evt) {
 		return
 	}
-	if ok, err := evt.CheckSignature(); !ok || err != nil {
+	if !signed(evt) {
 		return
 	}
 	plain, err := open(evt, sk)
@@ -180,7 +180,14 @@ func (s *Server) addressee(evt *nostr.Event) (agent, sk string, ok bool) {
 }
 
 func (s *Server) fresh(evt *nostr.Event) bool {
-	return time.Since(evt.CreatedAt.Time()) <= s.cfg.MaxAge
+	age := time.Since(evt.CreatedAt.Time())
+	return age <= s.cfg.MaxAge && age >= -s.cfg.MaxAge // a future date would outlive the replay memory
+}
+
+// signed reports whether evt's id and signature are its own.
+func signed(evt *nostr.Event) bool {
+	ok, err := evt.CheckSignature()
+	return ok && err == nil && evt.CheckID()
 }
 
 // replayed records the request and reports whether it was seen before

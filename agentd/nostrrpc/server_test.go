@@ -126,7 +126,10 @@ func TestServer_IgnoresWhatIsNotARequestForItsAgents(t *testing.T) {
 	stale := rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"old","method":"echo"}`)
 	stale.CreatedAt -= 3600
 	stale.Sign(alice.sk)
-	for _, evt := range []*nostr.Event{toCarol, notification, response, stale} {
+	future := rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"future","method":"echo"}`)
+	future.CreatedAt += 600 // past MaxAge ahead (the relay takes up to 900 s): it would outlive the replay memory
+	future.Sign(alice.sk)
+	for _, evt := range []*nostr.Event{toCarol, notification, response, stale, future} {
 		if err := b.relay.Publish(context.Background(), evt); err != nil {
 			t.Fatal(err)
 		}

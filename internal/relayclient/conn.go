@@ -380,7 +380,12 @@ func (c *Conn) Subscribe(ctx context.Context, filters nostr.Filters) (*Sub, erro
 // Unlike go-nostr's QuerySync, none of them returns what arrived so far.
 func (c *Conn) Query(ctx context.Context, filters nostr.Filters) ([]*nostr.Event, error) {
 	var out []*nostr.Event
-	reason, err := drain(ctx, c, filters, true, func(evt *nostr.Event) { out = append(out, evt) }, nil)
+	most := queryCap(filters)
+	reason, err := drain(ctx, c, filters, true, func(evt *nostr.Event) {
+		if len(out) < most {
+			out = append(out, evt)
+		}
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -388,6 +393,24 @@ func (c *Conn) Query(ctx context.Context, filters nostr.Filters) ([]*nostr.Event
 		return nil, &ClosedError{URL: c.url, Reason: reason}
 	}
 	return out, nil
+}
+
+// MaxQueryEvents is the most events a Query keeps when its filters set no
+// limit; a relay that sends more (or ignores the limits) is read on to its
+// EOSE, but the rest is not kept.
+const MaxQueryEvents = 50_000
+
+// queryCap is how many events a Query over filters keeps: the sum of
+// their limits, or MaxQueryEvents when one has none.
+func queryCap(filters nostr.Filters) int {
+	n := 0
+	for _, f := range filters {
+		if f.Limit <= 0 {
+			return MaxQueryEvents
+		}
+		n += f.Limit
+	}
+	return min(n, MaxQueryEvents)
 }
 
 // drain subscribes and hands events to fn until EOSE (if untilEOSE: "",

@@ -99,12 +99,18 @@ func (w *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
 	return err
 }
 
-// Query returns the stored events matching filter (until EOSE).
+// Query returns the stored events matching filter (until EOSE), at most
+// its limit (MaxQueryEvents without one).
 func (w *Relay) Query(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	var out []*nostr.Event
-	err := w.req(ctx, nostr.Filters{filter}, true, func(evt *nostr.Event) { out = append(out, evt) }, nil)
+	most := queryCap(nostr.Filters{filter})
+	err := w.req(ctx, nostr.Filters{filter}, true, func(evt *nostr.Event) {
+		if len(out) < most {
+			out = append(out, evt)
+		}
+	}, nil)
 	return out, err
 }
 
