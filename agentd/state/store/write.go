@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime/debug"
+	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/agentnode/agentnode/agentd/state/crdt"
@@ -109,14 +111,17 @@ func (s *Store) commitLocal(ctx context.Context, t *Txn) (*Doc, error) {
 	meta.Deleted = meta.Deleted || t.tomb
 	meta.Size = int64(len(raw))
 	value = nil
-	if len(raw) >= largeWrite {
+	if len(raw) >= largeWrite && freeGap.allow(time.Now()) {
 		// What the materialisation and validation left behind (decoded
 		// copies, the validator's copies of strings) is garbage now; the
 		// SQL statements then hold several C-side copies of the document
 		// (modernc's libc: the bound text, the record, the JSON parse
 		// behind expression indexes). Collecting and returning the garbage
 		// first keeps both from adding up in RSS (33 MiB memo through the
-		// CLI: 349 MB max RSS without, 281 MB with; docs/ASM.md §12).
+		// CLI: 349 MB max RSS without, 281 MB with; docs/ASM.md §12). At
+		// most once per freeEvery: it runs under the store's lock, and a
+		// caller putting large values in a loop must not hold every other
+		// write in a collection.
 		debug.FreeOSMemory()
 	}
 	if err := s.inTx(ctx, func(tx *sql.Tx) error { return s.persist(ctx, tx, st, envs, meta, raw) }); err != nil {
@@ -243,4 +248,27 @@ func textArg(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// freeEvery is the least time between two collections forced by large
+// writes (Write).
+const freeEvery = 5 * time.Second
+
+// freeGap spaces the collections forced by large writes.
+var freeGap = &gcGap{}
+
+// gcGap lets one thing happen at most once per freeEvery.
+type gcGap struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+func (g *gcGap) allow(now time.Time) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if now.Sub(g.last) < freeEvery {
+		return false
+	}
+	g.last = now
+	return true
 }
