@@ -122,9 +122,9 @@ type chunks struct {
 type partial struct {
 	author string
 	parts  []string
-	got   int
-	size  int
-	since time.Time
+	got    int
+	size   int
+	since  time.Time
 }
 
 // add keeps one part and returns the whole payload once every part has
