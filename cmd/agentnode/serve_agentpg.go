@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,6 +38,7 @@ type serveShared struct {
 	changed chan struct{}      // the agents running here changed (cap 1)
 	topics  topicQueue         // DB.Listen's topics, drained by runListen
 	reloads gap                // anonymous reloads of the installed agents (serve_forward.go)
+	fwd     *http.Client       // calls forwarded to an agent's holder (serve_forward.go)
 }
 
 // openShared opens the agent data and the leases in the database, and
@@ -61,7 +63,8 @@ func (c *ServeCommand) openShared(ctx context.Context, logger *slog.Logger) erro
 	// Before the pool closes (closers run backwards): hand every lease back,
 	// so that the other instances take the agents at their next tick.
 	c.onClose(leases.ReleaseAll)
-	s := &serveShared{db: db, leases: leases, changed: make(chan struct{}, 1)}
+	s := &serveShared{db: db, leases: leases, changed: make(chan struct{}, 1),
+		fwd: forwardClient(time.Duration(c.httpConfig().LongWriteTimeoutSeconds) * time.Second)}
 	s.topics.init()
 	s.h = &agentpg.Handover{Leases: leases, Logger: logger.With("component", "handover"), Changed: s.signal}
 	c.shared = s

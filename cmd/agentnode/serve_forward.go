@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -93,7 +94,7 @@ func (c *ServeCommand) forwardCall(ctx context.Context, method string, params js
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.shared.token)
 	req.Header.Set(headerForwarded, c.shared.leases.Instance())
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.shared.fwd.Do(req)
 	if err != nil {
 		slog.Warn("forwarding an /acp call to the agent's instance", "method", method, "agent", agent, "holder", l.Holder, "url", l.URL, "err", err)
 		return nil, true, c.unavailableError(agent, l)
@@ -170,6 +171,17 @@ func (c *ServeCommand) reloadAgents(r *http.Request) error {
 	return c.daemon.Reload(r.Context())
 }
 
+// forwardClient is the client of calls forwarded to an agent's holder:
+// a holder that stops answering (a half-open connection) costs a call at
+// most long, the bound of a long agent call here, instead of holding a
+// websocket's calls for good.
+func forwardClient(long time.Duration) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.ResponseHeaderTimeout = long
+	return &http.Client{Transport: t, Timeout: long}
+}
+
 // gap lets one thing happen at most once per interval.
 type gap struct {
 	mu   sync.Mutex
@@ -223,6 +235,7 @@ func (c *ServeCommand) forward(w http.ResponseWriter, r *http.Request, agent str
 		return
 	}
 	p := &httputil.ReverseProxy{
+		Transport: c.shared.fwd.Transport, // its dial and header bounds; the client's end cancels the rest
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.SetXForwarded()
@@ -323,7 +336,7 @@ func (c *ServeCommand) chatElsewhere(ctx context.Context, agent, conversation, t
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.shared.token)
 	req.Header.Set(headerForwarded, c.shared.leases.Instance())
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.shared.fwd.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("%w (agent %s on %s: %v)", errNotHere, agent, l.Holder, err)
 	}
