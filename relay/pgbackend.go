@@ -78,6 +78,7 @@ type pgWrite struct {
 type pgCommit struct {
 	batch []*pgWrite
 	head  int64
+	at    time.Time // when it committed: its publishers wait for the announce until at+pgAnnounceWait
 }
 
 // openPGLocked is openPG holding DataDir's lock (when there is a DataDir):
@@ -196,9 +197,12 @@ func (b *pgBackend) advance(head int64) {
 	}
 }
 
-// announced waits until the Listener has passed head, or pgAnnounceWait.
-func (b *pgBackend) announced(head int64) {
-	timeout := time.NewTimer(pgAnnounceWait)
+// announced waits until the Listener has passed head, or until deadline
+// (the commit's time + pgAnnounceWait: a stalled Listener delays each
+// batch's answer by that much at most counted from its own commit, not
+// once more per queued batch).
+func (b *pgBackend) announced(head int64, deadline time.Time) {
+	timeout := time.NewTimer(time.Until(deadline))
 	defer timeout.Stop()
 	for {
 		b.posMu.Lock()
@@ -253,7 +257,7 @@ func (b *pgBackend) commit(batch []*pgWrite) pgCommit {
 			w.err = results[i]
 		}
 	}
-	return pgCommit{batch: batch, head: head}
+	return pgCommit{batch: batch, head: head, at: time.Now()}
 }
 
 // releaseLoop answers each batch's publishers, in commit order, once the
@@ -261,7 +265,7 @@ func (b *pgBackend) commit(batch []*pgWrite) pgCommit {
 func (b *pgBackend) releaseLoop() {
 	for c := range b.out {
 		if c.head > 0 && stores(c.batch) {
-			b.announced(c.head)
+			b.announced(c.head, c.at.Add(pgAnnounceWait))
 		}
 		for _, w := range c.batch {
 			close(w.done)

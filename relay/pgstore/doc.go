@@ -1,6 +1,7 @@
 // Package pgstore is a PostgreSQL event store for the relay's scale-out
 // mode, where several agentnode instances on one database act as one relay
-// (see docs/POSTGRES.md). It is not wired into serve yet.
+// (see docs/POSTGRES.md); the relay uses it behind `serve --postgres`
+// (relay/pgbackend.go).
 //
 //	st, err := pgstore.Open(ctx, "postgres://agentnode@db/agentnode") // migrates
 //	defer st.Close()
