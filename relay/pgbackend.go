@@ -65,7 +65,16 @@ type pgBackend struct {
 	inflight sync.WaitGroup
 
 	batches, ops, commitNanos atomic.Int64
+
+	// reads holds a slot per running query or count: they leave pgReserved
+	// of the pool's connections free, so that clients' reads cannot keep
+	// the writer (and with it every publisher) waiting for a connection.
+	reads chan struct{}
 }
+
+// pgReserved is how many pool connections reads leave to the writer and
+// to ephemeral notifications.
+const pgReserved = 2
 
 // pgWrite is one queued save and the channel that says it is answered.
 type pgWrite struct {
@@ -117,7 +126,8 @@ func openPG(ctx context.Context, url string, limits Limits, log *slog.Logger) (*
 	pg.MaxLimit = limits.MaxCount + 1 // the relay chooses every limit itself
 	pg.SearchText = SearchText        // the same searchable text as the LMDB mode's index
 	return &pgBackend{pg: pg, limits: limits, log: log, in: make(chan *pgWrite, maxIngestBatch),
-		out: make(chan pgCommit, 64), stop: make(chan struct{}), moved: make(chan struct{}), ready: make(chan struct{})}, nil
+		out: make(chan pgCommit, 64), stop: make(chan struct{}), moved: make(chan struct{}), ready: make(chan struct{}),
+		reads: make(chan struct{}, max(1, pg.MaxConns()-pgReserved))}, nil
 }
 
 // startIngest starts the Listener from the current commit counter and
@@ -283,6 +293,16 @@ func stores(batch []*pgWrite) bool {
 	return false
 }
 
+// read waits for a read slot (reads); release gives it back.
+func (b *pgBackend) read(ctx context.Context) (release func(), err error) {
+	select {
+	case b.reads <- struct{}{}:
+		return func() { <-b.reads }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // enter registers an operation; the returned func must be called when it ends.
 func (b *pgBackend) enter() (done func(), err error) {
 	b.mu.RLock()
@@ -374,6 +394,11 @@ func (b *pgBackend) querySync(ctx context.Context, filter nostr.Filter) ([]*nost
 	if hasHashTagKey(filter) {
 		return nil, nil
 	}
+	release, err := b.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	evts, err := b.pg.Query(ctx, filter)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -400,6 +425,11 @@ func (b *pgBackend) countWithHLL(ctx context.Context, filter nostr.Filter, offse
 	defer done()
 	ctx, cancel := context.WithTimeout(ctx, b.limits.CountTimeout)
 	defer cancel()
+	release, err := b.read(ctx)
+	if err != nil {
+		return 0, nil, errorf("error", "count failed")
+	}
+	defer release()
 	filter.LimitZero = false
 	n, err := b.pg.Count(ctx, filter)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -33,9 +34,21 @@ type Store struct {
 	origin string // names this Store in ephemeral notifications
 }
 
+// DefaultMaxConns is the pool size when url sets no pool_max_conns: the
+// relay's reads take all but two (relay/pgbackend.go), the writer and
+// ephemeral notifications those two.
+const DefaultMaxConns = 16
+
 // Open connects to the database at url and migrates its schema.
 func Open(ctx context.Context, url string) (*Store, error) {
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: open: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, DefaultMaxConns)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: open: %w", err)
 	}
@@ -45,6 +58,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	return &Store{pool: pool, origin: newOrigin()}, nil
 }
+
+// MaxConns is how many connections the store's pool opens at most.
+func (s *Store) MaxConns() int { return int(s.pool.Config().MaxConns) }
 
 // Close closes the store's connections.
 func (s *Store) Close() { s.pool.Close() }
