@@ -11,6 +11,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities/mcpserver"
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/internal/httpauth"
+	"github.com/agentnode/agentnode/relay/policies"
 )
 
 // The node's protocol endpoints beside the relay. They sit in front of the
@@ -57,6 +58,8 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 	mcp := mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
 		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
 		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
+		MaxSessionsPerIP: hs.MCPMaxSessionsPerIP, SessionUnused: seconds(hs.MCPSessionUnusedSeconds),
+		ClientIP:  func(r *http.Request) string { return policies.ClientIP(r, hs.trusted) },
 		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }})
 	mcpserver.Mount(mux, mcp)
 	if c.shared != nil {
