@@ -89,10 +89,44 @@ func (g *sessionGate) admit(next http.Handler) http.Handler {
 			return
 		}
 		var built *mcp.Server
-		defer func() { g.release(ip, built, w.Header().Get("Mcp-Session-Id")) }()
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), newServerSlot{}, &built)))
+		rw := &openingWriter{ResponseWriter: w, opened: func(id string) { g.opened1(ip, id, built) }}
+		defer func() { g.release(ip, built, rw.counted) }()
+		next.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), newServerSlot{}, &built)))
 	})
 }
+
+// openingWriter tells the gate the id of the session a request opened as
+// soon as the answer's header is written: before the client can read the
+// answer and use the session.
+type openingWriter struct {
+	http.ResponseWriter
+	opened  func(id string)
+	counted bool // opened was called: the reservation is spent
+}
+
+func (w *openingWriter) WriteHeader(code int) {
+	if id := w.Header().Get("Mcp-Session-Id"); !w.counted && id != "" && code < 300 {
+		w.counted = true
+		w.opened(id)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *openingWriter) Write(b []byte) (int, error) {
+	if !w.counted {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush and Unwrap keep the SDK's event streams working through the wrapper.
+func (w *openingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *openingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // refusal is why a session was not opened.
 type refusal struct {
@@ -138,21 +172,37 @@ func (g *sessionGate) reserveLocked(ip string) reservation {
 	return reservation{nil, stale}
 }
 
-// release ends a session-creating request from ip; built is the
-// per-session server it made (nil: none, or a shared one) and id the
-// session it opened ("" when none).
-func (g *sessionGate) release(ip string, built *mcp.Server, id string) {
+// opened1 turns ip's reservation into session id, served by built (nil:
+// a shared server).
+func (g *sessionGate) opened1(ip, id string, built *mcp.Server) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.pending--
-	if g.pendings[ip]--; g.pendings[ip] <= 0 {
-		delete(g.pendings, ip)
+	g.unreserve(ip)
+	if built != nil {
+		g.servers[built] = false
+	}
+	g.opened[id] = &opened{ip: ip, at: g.now()}
+}
+
+// release ends a session-creating request from ip; built is the
+// per-session server it made (nil: none, or a shared one); spent: the
+// reservation already became a session (opened1).
+func (g *sessionGate) release(ip string, built *mcp.Server, spent bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !spent {
+		g.unreserve(ip)
 	}
 	if built != nil {
 		g.servers[built] = false
 	}
-	if id != "" {
-		g.opened[id] = &opened{ip: ip, at: g.now()}
+}
+
+// unreserve gives back ip's reservation. g.mu is held.
+func (g *sessionGate) unreserve(ip string) {
+	g.pending--
+	if g.pendings[ip]--; g.pendings[ip] <= 0 {
+		delete(g.pendings, ip)
 	}
 }
 
