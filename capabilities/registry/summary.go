@@ -35,8 +35,10 @@ type summaryDoc struct {
 
 // summarize checks what the index relies on — the event's id and
 // signature, its tags against its content (events.ParseCapability: d,
-// name, version, x = sha256) and metadata.id against the tags — and reads
-// the package's metadata and tool names.
+// name, version, x = sha256), the file's metadata.signature (present,
+// valid, by the event's author: Nuwa NIP-7 rejects unsigned packages) and
+// metadata.id against the tags — and reads the package's metadata and
+// tool names. A package that fails is never listed, resolved or installed.
 func summarize(evt *nostr.Event) (*events.Capability, acp.Metadata, []string, error) {
 	c, err := events.ParseCapability(evt)
 	if err != nil {
@@ -44,6 +46,9 @@ func summarize(evt *nostr.Event) (*events.Capability, acp.Metadata, []string, er
 	}
 	if ok, _ := evt.CheckSignature(); !ok || evt.GetID() != evt.ID {
 		return nil, acp.Metadata{}, nil, fmt.Errorf("event %s: bad id or signature", evt.ID)
+	}
+	if err := fileSignedByAuthor(evt); err != nil {
+		return nil, acp.Metadata{}, nil, err
 	}
 	var doc summaryDoc
 	if err := yaml.Unmarshal([]byte(evt.Content), &doc); err != nil {
@@ -53,6 +58,19 @@ func summarize(evt *nostr.Event) (*events.Capability, acp.Metadata, []string, er
 		return nil, acp.Metadata{}, nil, fmt.Errorf("event %s: metadata.id %q is not the tags' %s", evt.ID, doc.Metadata.ID, c.D())
 	}
 	return c, metadataOf(&doc), toolNames(&doc), nil
+}
+
+// fileSignedByAuthor: the file carries metadata.signature, it verifies,
+// and the signer is the event's author.
+func fileSignedByAuthor(evt *nostr.Event) error {
+	signer, err := acp.VerifySigner([]byte(evt.Content))
+	if err != nil {
+		return fmt.Errorf("event %s: %w", evt.ID, err)
+	}
+	if signer.ID() != evt.PubKey {
+		return fmt.Errorf("event %s: the file is signed by %s, not by the event's author", evt.ID, signer.ID())
+	}
+	return nil
 }
 
 func metadataOf(doc *summaryDoc) acp.Metadata {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/capabilities/cap"
@@ -24,9 +25,17 @@ const (
 )
 
 // openRegistry loads the capability registry from the relay and keeps it
-// live (docs/REGISTRY.md). The daemon resolves installs through it.
+// live (docs/REGISTRY.md). The daemon resolves installs through it. Its
+// seen log (<data>/registry/seen.jsonl) remembers which author of a name
+// this node saw first; the trust allowlist's authors are preferred.
 func (c *ServeCommand) openRegistry(ctx context.Context, logger *slog.Logger) error {
-	c.rt.reg = registry.New(c.relay, registry.WithLogger(logger.With("component", "registry")))
+	seen, err := registry.OpenSeenLog(filepath.Join(c.Config.DataDir, "registry", "seen.jsonl"))
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	c.onClose(closeErr(seen.Close))
+	c.rt.reg = registry.New(c.relay, registry.WithLogger(logger.With("component", "registry")),
+		registry.WithSeenLog(seen), registry.WithPreferredAuthors(c.trustConfig().Allowlist...))
 	c.onClose(unhooked(c.relay.OnStored(c.rt.reg.Index))) // before Load: nothing stored meanwhile is missed
 	if err := c.rt.reg.Load(ctx); err != nil {
 		return fmt.Errorf("serve: load the capability registry: %w", err)
