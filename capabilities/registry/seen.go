@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,28 +38,35 @@ func OpenSeenLog(path string) (*SeenLog, error) {
 		return nil, fmt.Errorf("registry: seen log: %w", err)
 	}
 	l := &SeenLog{seen: map[string]uint64{}, next: 1}
-	if err := l.read(path); err != nil {
+	torn, err := l.read(path)
+	if err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("registry: seen log: %w", err)
 	}
+	if torn { // end the torn line, so that the next one stands alone
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("registry: seen log: %w", err)
+		}
+	}
 	l.f = f
 	return l, nil
 }
 
-// read loads the lines of path (none when it does not exist).
-func (l *SeenLog) read(path string) error {
-	f, err := os.Open(path)
+// read loads the lines of path (none when it does not exist); torn: the
+// file does not end with a newline (a crash mid-append).
+func (l *SeenLog) read(path string) (torn bool, err error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("registry: seen log: %w", err)
+		return false, fmt.Errorf("registry: seen log: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		var ln seenLine
 		if json.Unmarshal(sc.Bytes(), &ln) != nil || ln.Seq == 0 {
@@ -70,7 +78,7 @@ func (l *SeenLog) read(path string) error {
 		}
 		l.next = max(l.next, ln.Seq+1)
 	}
-	return sc.Err()
+	return len(b) > 0 && b[len(b)-1] != '\n', sc.Err()
 }
 
 // Close closes the file.
