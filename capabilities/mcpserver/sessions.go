@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -83,7 +84,7 @@ func (g *sessionGate) admit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ip := g.clientIP(r)
+		ip := addrKey(g.clientIP(r))
 		if refusal := g.reserve(ip); refusal != nil {
 			refusal.answer(w)
 			return
@@ -292,6 +293,18 @@ func (g *sessionGate) Live() int {
 		}
 	}
 	return n
+}
+
+// addrKey is what the per-address cap counts: the IP, or for IPv6 its
+// /64 (one host's usual allocation: a client with a /64 has 2^64
+// addresses, not one each).
+func addrKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || !a.Is6() || a.Is4In6() {
+		return ip
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
 }
 
 // RemoteIP is the default Options.ClientIP: the IP of the connection's

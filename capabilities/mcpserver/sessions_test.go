@@ -86,3 +86,20 @@ func TestSessionGate_perIPAndUnused(t *testing.T) {
 		t.Errorf("the used session answered %d, want 200", resp.StatusCode)
 	}
 }
+
+// The addresses of one IPv6 /64 share one per-address budget.
+func TestSessionGate_ipv6Slash64(t *testing.T) {
+	f := setupWith(t, func(o *mcpserver.Options) {
+		o.MaxSessionsPerIP, o.SessionIdle = 2, time.Hour
+		o.ClientIP = func(r *http.Request) string { return r.Header.Get("X-Test-IP") }
+	})
+	for i, ip := range []string{"2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff::3"} {
+		resp, _ := openFrom(t, f.url, ip)
+		if want := map[bool]int{true: http.StatusOK, false: http.StatusTooManyRequests}[i < 2]; resp.StatusCode != want {
+			t.Fatalf("%s: %d, want %d", ip, resp.StatusCode, want)
+		}
+	}
+	if resp, _ := openFrom(t, f.url, "2001:db8:1:3::1"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("another /64: %d, want 200", resp.StatusCode)
+	}
+}
