@@ -102,11 +102,16 @@ func (g *sessionGate) admit(next http.Handler) http.Handler {
 type openingWriter struct {
 	http.ResponseWriter
 	opened  func(id string)
+	wrote   bool // the header is written
 	counted bool // opened was called: the reservation is spent
 }
 
 func (w *openingWriter) WriteHeader(code int) {
-	if id := w.Header().Get("Mcp-Session-Id"); !w.counted && id != "" && code < 300 {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	if id := w.Header().Get("Mcp-Session-Id"); id != "" && code < 300 {
 		w.counted = true
 		w.opened(id)
 	}
@@ -114,14 +119,13 @@ func (w *openingWriter) WriteHeader(code int) {
 }
 
 func (w *openingWriter) Write(b []byte) (int, error) {
-	if !w.counted {
-		w.WriteHeader(http.StatusOK)
-	}
+	w.WriteHeader(http.StatusOK) // once: what net/http does on a first Write
 	return w.ResponseWriter.Write(b)
 }
 
 // Flush and Unwrap keep the SDK's event streams working through the wrapper.
 func (w *openingWriter) Flush() {
+	w.WriteHeader(http.StatusOK)
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
