@@ -129,7 +129,7 @@ func chooseAuthor(order []string, byAuthor map[string]*Entry, trusted []string, 
 		}
 		npubs = append(npubs, npubOf(a))
 	}
-	return "", fmt.Errorf("%w: %d authors publish it and none is trusted here or was seen first: name the author (%s)",
+	return "", fmt.Errorf("%w: %d authors publish it and none is trusted here or was seen first: name one (--author, or the author field): %s",
 		ErrAmbiguous, len(npubs), strings.Join(npubs, ", "))
 }
 
