@@ -30,6 +30,7 @@ import (
 //	 "http":     {"trusted_proxies": ["10.0.0.0/8"], "max_body_bytes": 1048576,
 //	              "read_timeout_seconds": 30, "write_timeout_seconds": 60, "long_write_timeout_seconds": 600,
 //	              "idle_timeout_seconds": 120, "mcp_session_idle_seconds": 1800, "mcp_max_sessions": 1000,
+//	              "mcp_max_sessions_per_ip": 64, "mcp_session_unused_seconds": 60,
 //	              "jsonrpc_max_batch": 100, "jsonrpc_max_response_bytes": 4194304}}
 //
 // (the "relay" keys are serveRelay's, in serve_config_relay.go; the "http"

@@ -20,6 +20,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/internal/metrics"
+	"github.com/agentnode/agentnode/internal/redact"
 )
 
 // serveRuntime is the capability runtime of `agentnode serve`: the chat
@@ -78,7 +79,7 @@ func (c *ServeCommand) openRuntime(_ context.Context, logger *slog.Logger) error
 		if c.rt.model, err = llm.New(cfg); err != nil {
 			return usagef("serve: model: %v", err)
 		}
-		logger.Info("chat model", "model", cfg.Model, "base_url", cfg.BaseURL)
+		logger.Info("chat model", "model", cfg.Model, "base_url", redact.URL(cfg.BaseURL))
 	}
 	c.openMetrics()
 	c.rt.rpc = nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: append([]string{"ws://" + c.Addr()}, c.Config.Peers...),
