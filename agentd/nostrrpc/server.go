@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/strangers"
 )
 
 // EphemeralSource hands over the ephemeral events a relay accepts.
@@ -52,7 +54,20 @@ type ServerConfig struct {
 	// MaxAge: requests created longer ago than this are ignored (default
 	// 5m), so replays older than the replay memory go unanswered too.
 	MaxAge time.Duration
+	// Gate admits each request before the Handler runs (the strangers'
+	// budget: *strangers.Gate); a caller it refuses gets a CodeRateLimited
+	// error and costs no handler call. nil: every caller is admitted.
+	Gate Gate
 }
+
+// Gate decides what a caller's request may cost (agentd/strangers).
+type Gate interface {
+	Admit(ctx context.Context, agent, from string) strangers.Verdict
+}
+
+// errOverBudget answers a stranger's request past the strangers' budget.
+var errOverBudget = &RPCError{Code: CodeRateLimited,
+	Message: "rate-limited: this agent answers callers it does not know only a few times in a while; try again later"}
 
 // Server answers kind-25910 requests addressed to local agents.
 type Server struct {
@@ -161,7 +176,12 @@ func (s *Server) serve(ctx context.Context, r request) {
 	if s.replayed(evt, agent, req) {
 		return
 	}
-	resp := s.respond(ctx, agent, evt.PubKey, req, perr)
+	var resp *Response
+	if perr == nil && !s.admitted(ctx, agent, evt.PubKey) {
+		resp = refusal(req, errOverBudget)
+	} else {
+		resp = s.respond(ctx, agent, evt.PubKey, req, perr)
+	}
 	if resp != nil {
 		s.reply(ctx, r, agent, sk, resp)
 	}
@@ -198,6 +218,28 @@ func (s *Server) replayed(evt *nostr.Event, agent string, req *Request) bool {
 		keys = append(keys, "rpc:"+evt.PubKey+":"+agent+":"+string(req.ID))
 	}
 	return s.seen.add(keys...)
+}
+
+// admitted asks the Gate whether from's request to agent may run.
+func (s *Server) admitted(ctx context.Context, agent, from string) bool {
+	if s.cfg.Gate == nil {
+		return true
+	}
+	switch v := s.cfg.Gate.Admit(ctx, agent, from); v {
+	case strangers.Known, strangers.Allow:
+		return true
+	default:
+		s.log.Info("nostrrpc: caller over the strangers' budget", "agent", agent, "from", from, "verdict", v)
+		return false
+	}
+}
+
+// refusal is the error response to req (nil for a notification).
+func refusal(req *Request, e *RPCError) *Response {
+	if len(req.ID) == 0 {
+		return nil
+	}
+	return &Response{JSONRPC: "2.0", ID: req.ID, Error: e}
 }
 
 // respond runs the request and returns the response (nil for a

@@ -47,13 +47,26 @@ func New(cfg Config) *Budget {
 }
 
 // Admit decides what from's message to agent may cost, spending a token
-// of each bucket when it is a stranger's and admitted.
+// of each bucket when it is a stranger's (Config.Known) and admitted.
 func (b *Budget) Admit(ctx context.Context, agent, from string) Verdict {
+	return Gate{Budget: b, Known: b.cfg.Known}.Admit(ctx, agent, from)
+}
+
+// Gate is one transport's door to a shared Budget, with its own idea of
+// who is known (a DM allowlist, a kind-25910 allowlist).
+type Gate struct {
+	Budget *Budget
+	// Known reports whether from is known to agent; nil: nobody is.
+	Known func(ctx context.Context, agent, from string) bool
+}
+
+// Admit is Budget.Admit with g.Known.
+func (g Gate) Admit(ctx context.Context, agent, from string) Verdict {
 	v := Known
-	if b.cfg.Known == nil || !b.cfg.Known(ctx, agent, from) {
-		v = b.take(agent, from)
+	if g.Known == nil || !g.Known(ctx, agent, from) {
+		v = g.Budget.take(agent, from)
 	}
-	b.counts[v].Add(1)
+	g.Budget.counts[v].Add(1)
 	return v
 }
 
