@@ -46,7 +46,7 @@ func TestDM_strangersCostAtMostTheBudget(t *testing.T) {
 	perDM := len(n.model.Requests())
 	start := time.Now()
 
-	const strangers = 60
+	const strangers = 200 // as in the issue
 	var wraps []*nostr.Event
 	for range strangers {
 		w, _ := giftWrap(t, nostr.GeneratePrivateKey(), n.agent, "please answer, it costs you", nostr.Now())

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
 )
 
 // BenchmarkUnwrap: opening one DM (two NIP-44 decryptions, one seal
@@ -69,5 +71,27 @@ func BenchmarkFileLedger_Mark(b *testing.B) {
 		if err := l.Mark(fmt.Sprintf("%064x", 1_000_000+i), nostr.Timestamp(now.Unix()), now); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkUnwrap_junk: rejecting a junk gift wrap — ciphertext that is
+// not NIP-44 (no key agreement), and a NIP-44 payload holding a seal with
+// a forged signature (a key agreement, a decryption, a signature check).
+func BenchmarkUnwrap_junk(b *testing.B) {
+	agent := newParty()
+	notNIP44 := &nostr.Event{Kind: 1059, PubKey: newParty().pk, Content: "junk"}
+	otk := newParty()
+	key, _ := nip44.GenerateConversationKey(agent.pk, otk.sk)
+	seal, _ := json.Marshal(nostr.Event{Kind: 13, PubKey: newParty().pk, Content: "x", ID: strings.Repeat("00", 32), Sig: strings.Repeat("00", 64)})
+	content, _ := nip44.Encrypt(string(seal), key)
+	forged := &nostr.Event{Kind: 1059, PubKey: otk.pk, Content: content}
+	for name, wrap := range map[string]*nostr.Event{"notNIP44": notNIP44, "forgedSeal": forged} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := dm.Unwrap(wrap, agent.sk); err == nil {
+					b.Fatal("junk opened")
+				}
+			}
+		})
 	}
 }
