@@ -72,8 +72,11 @@ func (s *Service) sort(ctx context.Context, wrap *nostr.Event) bool {
 	return s.admit(ctx, job{agent: agent, sk: sk, wrap: wrap, rumor: &msg.Rumor})
 }
 
-// admit asks the Gate what the message may cost and queues it; one over
-// the budget is recorded as handled, without a reply.
+// admit asks the Gate what the message may cost and queues it. One over
+// the budget is dropped without a reply and remembered in memory only
+// (overBudget), not in the ledger: a flood of strangers' valid DMs costs
+// no disk write each, and a restart, with a refilled budget, may answer a
+// few of them late — never more than the budget.
 func (s *Service) admit(ctx context.Context, j job) bool {
 	j.verdict = strangers.Known
 	if s.cfg.Gate != nil {
@@ -83,8 +86,8 @@ func (s *Service) admit(ctx context.Context, j job) bool {
 	switch j.verdict {
 	case strangers.Drop:
 		s.stats.messages[msgOverBudget].Add(1)
-		s.cfg.Logger.Info("dm: over the strangers' budget, message dropped", "agent", j.agent, "from", j.rumor.PubKey)
-		s.done(s.cfg.Logger, j.wrap)
+		s.cfg.Logger.Debug("dm: over the strangers' budget, message dropped", "agent", j.agent, "from", j.rumor.PubKey)
+		s.overBudget.add(j.wrap.ID)
 		return false
 	case strangers.Known:
 		lane = s.known

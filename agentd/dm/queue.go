@@ -134,3 +134,37 @@ func (s *idSet) del(id string) {
 	defer s.mu.Unlock()
 	delete(s.ids, id)
 }
+
+// recentSet remembers the last size ids added (the oldest is forgotten
+// first). Safe for concurrent use.
+type recentSet struct {
+	mu   sync.Mutex
+	ids  map[string]struct{}
+	ring []string
+	next int
+}
+
+func newRecentSet(size int) *recentSet {
+	return &recentSet{ids: make(map[string]struct{}, size), ring: make([]string, size)}
+}
+
+// add remembers id, forgetting the oldest when full.
+func (r *recentSet) add(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.ids[id]; ok {
+		return
+	}
+	delete(r.ids, r.ring[r.next])
+	r.ring[r.next] = id
+	r.ids[id] = struct{}{}
+	r.next = (r.next + 1) % len(r.ring)
+}
+
+// has reports whether id is remembered.
+func (r *recentSet) has(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.ids[id]
+	return ok
+}

@@ -35,3 +35,15 @@ func TestFifo_bounded(t *testing.T) {
 		t.Fatal("pop on an empty queue after its ctx ended returned an item")
 	}
 }
+
+// A recentSet forgets its oldest id once full.
+func TestRecentSet_forgetsTheOldest(t *testing.T) {
+	r := newRecentSet(2)
+	r.add("a")
+	r.add("b")
+	r.add("b")
+	r.add("c")
+	if r.has("a") || !r.has("b") || !r.has("c") {
+		t.Fatalf("after a, b, b, c in a set of 2: a %v b %v c %v", r.has("a"), r.has("b"), r.has("c"))
+	}
+}
