@@ -65,18 +65,27 @@ type Gate interface {
 	Admit(ctx context.Context, agent, from string) strangers.Verdict
 }
 
-// errOverBudget answers a stranger's request past the strangers' budget.
-var errOverBudget = &RPCError{Code: CodeRateLimited,
-	Message: "rate-limited: this agent answers callers it does not know only a few times in a while; try again later"}
+// Refusals of strangers' requests.
+var (
+	// errOverBudget: past the strangers' budget.
+	errOverBudget = &RPCError{Code: CodeRateLimited,
+		Message: "rate-limited: this agent answers callers it does not know only a few times in a while; try again later"}
+	// errStrangersBusy: every worker strangers may take is busy.
+	errStrangersBusy = &RPCError{Code: CodeRateLimited,
+		Message: "rate-limited: this agent is busy with other callers it does not know; try again later"}
+)
 
 // Server answers kind-25910 requests addressed to local agents.
 type Server struct {
-	cfg    ServerConfig
-	log    *slog.Logger
-	seen   *seen
-	queue  chan request
-	ready  chan struct{} // closed once Run subscribed
-	subbed sync.Once
+	cfg   ServerConfig
+	log   *slog.Logger
+	seen  *seen
+	queue chan request
+	// strangers holds a token per request of a stranger being served:
+	// they take all the workers but one, which stays for known callers.
+	strangers chan struct{}
+	ready     chan struct{} // closed once Run subscribed
+	subbed    sync.Once
 }
 
 // NewServer returns a Server for cfg. It starts nothing.
@@ -96,7 +105,8 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.MaxAge <= 0 {
 		cfg.MaxAge = 5 * time.Minute
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan request, cfg.Queue), ready: make(chan struct{})}
+	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan request, cfg.Queue),
+		strangers: make(chan struct{}, max(1, cfg.Workers-1)), ready: make(chan struct{})}
 }
 
 // Run answers requests until ctx ends: it subscribes to the source, runs
@@ -177,10 +187,10 @@ func (s *Server) serve(ctx context.Context, r request) {
 		return
 	}
 	var resp *Response
-	if perr == nil && !s.admitted(ctx, agent, evt.PubKey) {
-		resp = refusal(req, errOverBudget)
-	} else {
+	if perr != nil {
 		resp = s.respond(ctx, agent, evt.PubKey, req, perr)
+	} else {
+		resp = s.admitAndRespond(ctx, agent, evt.PubKey, req)
 	}
 	if resp != nil {
 		s.reply(ctx, r, agent, sk, resp)
@@ -220,18 +230,29 @@ func (s *Server) replayed(evt *nostr.Event, agent string, req *Request) bool {
 	return s.seen.add(keys...)
 }
 
-// admitted asks the Gate whether from's request to agent may run.
-func (s *Server) admitted(ctx context.Context, agent, from string) bool {
-	if s.cfg.Gate == nil {
-		return true
+// admitAndRespond asks the Gate whether from's request to agent may run
+// and runs it: a known caller's at once, a stranger's within the budget
+// if a stranger's worker slot is free; otherwise it is refused.
+func (s *Server) admitAndRespond(ctx context.Context, agent, from string, req *Request) *Response {
+	v := strangers.Known
+	if s.cfg.Gate != nil {
+		v = s.cfg.Gate.Admit(ctx, agent, from)
 	}
-	switch v := s.cfg.Gate.Admit(ctx, agent, from); v {
-	case strangers.Known, strangers.Allow:
-		return true
-	default:
-		s.log.Info("nostrrpc: caller over the strangers' budget", "agent", agent, "from", from, "verdict", v)
-		return false
+	switch v {
+	case strangers.Known:
+		return s.respond(ctx, agent, from, req, nil)
+	case strangers.Allow:
+		select {
+		case s.strangers <- struct{}{}:
+			defer func() { <-s.strangers }()
+			return s.respond(ctx, agent, from, req, nil)
+		default:
+			s.log.Info("nostrrpc: stranger refused, its workers are busy", "agent", agent, "from", from)
+			return refusal(req, errStrangersBusy)
+		}
 	}
+	s.log.Info("nostrrpc: caller over the strangers' budget", "agent", agent, "from", from, "verdict", v)
+	return refusal(req, errOverBudget)
 }
 
 // refusal is the error response to req (nil for a notification).
