@@ -80,13 +80,22 @@ func openLedgerFiles(path string, window time.Duration, st *ledgerState) (*ledge
 		return nil, fmt.Errorf("dm: state: %w", err)
 	}
 	f := &ledgerFiles{path: path, log: log}
-	if n > 0 {
+	if n > 0 || logSize(log) > 0 { // records, or a torn tail to cut before appending after it
 		if err := f.compact(st.file()); err != nil {
 			log.Close()
 			return nil, fmt.Errorf("dm: state: %w", err)
 		}
 	}
 	return f, nil
+}
+
+// logSize is the log's size in bytes (0 if unknown).
+func logSize(f *os.File) int64 {
+	info, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return info.Size()
 }
 
 // readSnapshot loads the snapshot at path into st (missing: nothing).
