@@ -59,9 +59,9 @@ const (
 	// strangerQueue bounds the admitted strangers' messages waiting for a
 	// worker (the budget admits few; beyond it they are dropped).
 	strangerQueue = 256
-	// overBudgetMemory is how many wraps dropped over the strangers' budget
-	// are remembered (in memory), so the catch-up does not look at them again.
-	overBudgetMemory = 65_536
+	// droppedMemory is how many wraps the Gate dropped are remembered (in
+	// memory), so the catch-up does not look at them again.
+	droppedMemory = 65_536
 )
 
 // DefaultRateLimit: a burst of 5 messages, then one every 6 seconds, per sender.

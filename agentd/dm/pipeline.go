@@ -73,8 +73,9 @@ func (s *Service) sort(ctx context.Context, wrap *nostr.Event) bool {
 }
 
 // admit asks the Gate what the message may cost and queues it. One over
-// the budget is dropped without a reply and remembered in memory only
-// (overBudget), not in the ledger: a flood of strangers' valid DMs costs
+// the budget, or from a stranger the sender policy refuses, is dropped
+// without a reply and remembered in memory only (dropped), not in the
+// ledger: a flood of strangers' valid DMs costs
 // no disk write each, and a restart, with a refilled budget, may answer a
 // few of them late — never more than the budget.
 func (s *Service) admit(ctx context.Context, j job) bool {
@@ -84,10 +85,11 @@ func (s *Service) admit(ctx context.Context, j job) bool {
 	}
 	lane := s.strangers
 	switch j.verdict {
-	case strangers.Drop:
-		s.stats.messages[msgOverBudget].Add(1)
-		s.cfg.Logger.Debug("dm: over the strangers' budget, message dropped", "agent", j.agent, "from", j.rumor.PubKey)
-		s.overBudget.add(j.wrap.ID)
+	case strangers.Drop, strangers.Refuse:
+		outcome := map[strangers.Verdict]int{strangers.Drop: msgOverBudget, strangers.Refuse: msgRefused}[j.verdict]
+		s.stats.messages[outcome].Add(1)
+		s.cfg.Logger.Debug("dm: stranger's message dropped", "agent", j.agent, "from", j.rumor.PubKey, "verdict", j.verdict)
+		s.dropped.add(j.wrap.ID)
 		return false
 	case strangers.Known:
 		lane = s.known

@@ -27,10 +27,10 @@ type Service struct {
 	known     *fifo[job]
 	strangers *fifo[job]
 	held      *idSet
-	// overBudget are the wraps recently dropped over the strangers' budget
+	// dropped are the wraps of strangers recently dropped by the Gate
 	// (not in the ledger; see admit).
-	overBudget *recentSet
-	stats      counters
+	dropped *recentSet
+	stats   counters
 
 	running atomic.Bool
 	ready   chan struct{}
@@ -43,7 +43,7 @@ var ErrRunning = errors.New("dm: already running")
 // New returns a Service for cfg; a config error is reported by Run.
 func New(cfg Config) *Service {
 	c, err := cfg.withDefaults()
-	return &Service{cfg: c, cfgErr: err, ready: make(chan struct{}), held: newIDSet(), overBudget: newRecentSet(overBudgetMemory),
+	return &Service{cfg: c, cfgErr: err, ready: make(chan struct{}), held: newIDSet(), dropped: newRecentSet(droppedMemory),
 		intake: newFifo[*nostr.Event](c.QueueSize), known: newFifo[job](c.QueueSize), strangers: newFifo[job](strangerQueue)}
 }
 
@@ -158,7 +158,7 @@ func (s *Service) feed(ctx context.Context, evt *nostr.Event) error {
 
 // wanted reports whether evt is a gift wrap to look at (and holds it).
 func (s *Service) wanted(evt *nostr.Event) bool {
-	return evt.Kind == nostr.KindGiftWrap && !s.tooOld(evt) && !s.led.Has(evt.ID) && !s.overBudget.has(evt.ID) && s.held.add(evt.ID)
+	return evt.Kind == nostr.KindGiftWrap && !s.tooOld(evt) && !s.led.Has(evt.ID) && !s.dropped.has(evt.ID) && s.held.add(evt.ID)
 }
 
 // tooOld: wraps from before the catch-up window are never answered (their

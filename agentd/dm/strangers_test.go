@@ -158,3 +158,25 @@ func TestService_strangerToldOnce(t *testing.T) {
 		t.Fatalf("Responder calls %q, want the first message only", got)
 	}
 }
+
+// A stranger the sender policy refuses gets nothing — not even the
+// over-budget notice — and costs no Responder call and no ledger write.
+func TestService_policyRefusesStrangers(t *testing.T) {
+	n := newNode(t)
+	agent := n.addAgent()
+	owner, bob := n.person(), n.person()
+	cfg := n.config()
+	cfg.Gate = strangers.Gate{Budget: strangers.New(strangers.Config{}),
+		Known:  func(_ context.Context, _, from string) bool { return from == owner.pk },
+		Admits: func(context.Context, string, string) bool { return false }}
+	svc := n.startService(cfg)
+	for range 5 {
+		bob.send(agent.pk, "let me in")
+	}
+	testkit.WaitFor(t, deadline, "bob's messages refused", func() bool { return svc.Stats().Messages["refused"] == 5 })
+	sent := owner.send(agent.pk, "hello")
+	owner.replyTo(sent.ID)
+	if got := n.resp.texts(); len(got) != 1 || len(bob.inbox()) != 0 {
+		t.Fatalf("Responder calls %q, bob's inbox %d", got, len(bob.inbox()))
+	}
+}

@@ -19,11 +19,15 @@ const (
 	Notify
 	// Drop: over the budget: no model call, no reply.
 	Drop
+	// Refuse: the transport's sender policy (Gate.Admits) refuses the
+	// stranger outright: no answer at all, and no token spent.
+	Refuse
+	verdicts
 )
 
 // String names v for logs and metrics.
 func (v Verdict) String() string {
-	return [...]string{"known", "allowed", "notified", "dropped"}[v]
+	return [...]string{"known", "allowed", "notified", "dropped", "refused"}[v]
 }
 
 // Budget admits strangers' messages. Safe for concurrent use.
@@ -35,7 +39,7 @@ type Budget struct {
 	agents  *buckets
 	global  bucket
 
-	counts [4]atomic.Int64 // by Verdict
+	counts [verdicts]atomic.Int64
 	dryBy  [3]atomic.Int64 // Drop and Notify by the bucket that was dry: sender, agent, global
 }
 
@@ -58,12 +62,21 @@ type Gate struct {
 	Budget *Budget
 	// Known reports whether from is known to agent; nil: nobody is.
 	Known func(ctx context.Context, agent, from string) bool
+	// Admits reports whether the transport's sender policy lets the
+	// stranger from talk to agent at all; nil: it does. One it refuses
+	// gets Refuse and spends no token.
+	Admits func(ctx context.Context, agent, from string) bool
 }
 
-// Admit is Budget.Admit with g.Known.
+// Admit is Budget.Admit with g's Known and Admits.
 func (g Gate) Admit(ctx context.Context, agent, from string) Verdict {
-	v := Known
-	if g.Known == nil || !g.Known(ctx, agent, from) {
+	var v Verdict
+	switch {
+	case g.Known != nil && g.Known(ctx, agent, from):
+		v = Known
+	case g.Admits != nil && !g.Admits(ctx, agent, from):
+		v = Refuse
+	default:
 		v = g.Budget.take(agent, from)
 	}
 	g.Budget.counts[v].Add(1)
@@ -104,7 +117,7 @@ func (b *Budget) take(agent, from string) Verdict {
 
 // Stats are a Budget's counts since New.
 type Stats struct {
-	Known, Allowed, Notified, Dropped int64
+	Known, Allowed, Notified, Dropped, Refused int64
 	// DrySender, DryAgent, DryGlobal: refusals (Notify or Drop) by the
 	// bucket that had no token.
 	DrySender, DryAgent, DryGlobal int64
@@ -113,5 +126,5 @@ type Stats struct {
 // Stats returns the counts so far.
 func (b *Budget) Stats() Stats {
 	return Stats{Known: b.counts[Known].Load(), Allowed: b.counts[Allow].Load(), Notified: b.counts[Notify].Load(),
-		Dropped: b.counts[Drop].Load(), DrySender: b.dryBy[0].Load(), DryAgent: b.dryBy[1].Load(), DryGlobal: b.dryBy[2].Load()}
+		Dropped: b.counts[Drop].Load(), Refused: b.counts[Refuse].Load(), DrySender: b.dryBy[0].Load(), DryAgent: b.dryBy[1].Load(), DryGlobal: b.dryBy[2].Load()}
 }

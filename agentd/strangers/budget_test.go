@@ -133,3 +133,27 @@ func TestRate_Check(t *testing.T) {
 		}
 	}
 }
+
+// A stranger the transport's policy refuses gets Refuse and spends no
+// token; the owner stays known.
+func TestGate_Admit_policyRefuses(t *testing.T) {
+	b := strangers.New(strangers.Config{PerAgent: strangers.Rate{Burst: 1, Every: time.Hour}})
+	g := strangers.Gate{Budget: b,
+		Known:  func(_ context.Context, _, from string) bool { return from == "owner" },
+		Admits: func(_ context.Context, _, from string) bool { return from == "friend" }}
+	ctx := context.Background()
+	for range 3 {
+		if v := g.Admit(ctx, "agent", "stranger"); v != strangers.Refuse {
+			t.Fatalf("a refused stranger: %v", v)
+		}
+	}
+	if v := g.Admit(ctx, "agent", "owner"); v != strangers.Known {
+		t.Fatalf("the owner: %v", v)
+	}
+	if v := g.Admit(ctx, "agent", "friend"); v != strangers.Allow {
+		t.Fatalf("an admitted stranger after refusals: %v, want the token still there", v)
+	}
+	if s := b.Stats(); s.Refused != 3 || s.Known != 1 || s.Allowed != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}

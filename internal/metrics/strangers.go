@@ -8,7 +8,7 @@ import "github.com/prometheus/client_golang/prometheus"
 type StrangerStats struct {
 	DMWraps    map[string]int64 // gift wraps not answered as messages: garbage, ignored, dropped
 	DMMessages map[string]int64 // DMs: answered, refused, rate_limited, notified, over_budget
-	Verdicts   map[string]int64 // the budget's verdicts on DMs and 25910 calls: known, allowed, notified, dropped
+	Verdicts   map[string]int64 // the budget's verdicts on DMs and 25910 calls: known, allowed, notified, dropped, refused
 	Dry        map[string]int64 // refusals by the bucket that was dry: sender, agent, global
 }
 
@@ -18,7 +18,7 @@ var (
 	descDMMessages = prometheus.NewDesc("agentnode_dm_messages_total",
 		"DMs to local agents by outcome: answered, refused (sender policy, revoked), rate_limited, notified (a stranger told its budget ran dry), over_budget (dropped, no model call).", []string{"outcome"}, nil)
 	descStrangers = prometheus.NewDesc("agentnode_strangers_total",
-		"The strangers' budget's verdicts on DMs and kind-25910 calls: known (no budget), allowed, notified, dropped.", []string{"verdict"}, nil)
+		"The strangers' budget's verdicts on DMs and kind-25910 calls: known (no budget), allowed, notified, dropped, refused (the sender policy).", []string{"verdict"}, nil)
 	descStrangersDry = prometheus.NewDesc("agentnode_strangers_refused_total",
 		"Strangers' messages refused, by the bucket that had no token: sender, agent, global.", []string{"bucket"}, nil)
 )
