@@ -247,11 +247,11 @@ func (s *Server) admitAndRespond(ctx context.Context, agent, from string, req *R
 			defer func() { <-s.strangers }()
 			return s.respond(ctx, agent, from, req, nil)
 		default:
-			s.log.Info("nostrrpc: stranger refused, its workers are busy", "agent", agent, "from", from)
+			s.log.Debug("nostrrpc: stranger refused, its workers are busy", "agent", agent, "from", from)
 			return refusal(req, errStrangersBusy)
 		}
 	}
-	s.log.Info("nostrrpc: caller over the strangers' budget", "agent", agent, "from", from, "verdict", v)
+	s.log.Debug("nostrrpc: caller over the strangers' budget", "agent", agent, "from", from, "verdict", v)
 	return refusal(req, errOverBudget)
 }
 
