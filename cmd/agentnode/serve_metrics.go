@@ -21,6 +21,7 @@ func (c *ServeCommand) openMetrics() {
 	if c.peers != nil {
 		src.Peers = c.peerStats
 	}
+	src.Strangers = c.strangerStats // serve_strangers.go
 	c.rt.metrics = metrics.New(src)
 	c.onClose(unhooked(c.relay.OnStored(c.rt.metrics.Stored)))
 }
