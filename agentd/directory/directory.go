@@ -23,14 +23,17 @@ type Directory struct {
 
 	mu         sync.RWMutex
 	agents     map[string]*entry                        // by agent pubkey
-	defs       map[string]*events.Definition            // by event id
-	claims     map[string]*events.OwnerClaims           // latest per owner
+	defs       map[string]*Definition                   // by event id
+	defList    []*Definition                            // every definition, in defOrder unless defsDirty
+	defsDirty  bool                                     // definitions were added since defList was sorted
+	claims     map[string]*ownerClaims                  // latest per owner
 	reviews    map[string]map[string]*events.Evaluation // agent -> evaluator -> latest
 	reviewByID map[string]*events.Evaluation            // for deletions
 	byOwner    map[string]map[string]bool               // owner -> agents whose profile names it
 	byDef      map[string]map[string]bool               // definition id -> agents running it
 	byCap      map[string]map[string]*entry             // lower-case capability -> agents offering it
 	stored     map[string]bool                          // registered with proof, per Config.Registrations (last read)
+	checks     []claimCheck                             // owners' claims to read from the store (ingest runs them)
 
 	queue   inbox
 	stats   counters
@@ -74,8 +77,9 @@ func New(cfg Config) *Directory {
 // reset empties the index.
 func (d *Directory) reset() {
 	d.agents = map[string]*entry{}
-	d.defs = map[string]*events.Definition{}
-	d.claims = map[string]*events.OwnerClaims{}
+	d.defs = map[string]*Definition{}
+	d.defList, d.defsDirty = nil, false
+	d.claims = map[string]*ownerClaims{}
 	d.reviews = map[string]map[string]*events.Evaluation{}
 	d.reviewByID = map[string]*events.Evaluation{}
 	d.byOwner = map[string]map[string]bool{}

@@ -23,7 +23,10 @@ func relevant(evt *nostr.Event) bool {
 func (d *Directory) ingest(evt *nostr.Event) {
 	d.mu.Lock()
 	ok := d.apply(evt)
+	checks := d.checks
+	d.checks = nil
 	d.mu.Unlock()
+	d.runChecks(checks)
 	if ok {
 		d.stats.ingested.Add(1)
 		return
@@ -79,12 +82,15 @@ func (d *Directory) applyProfile(evt *nostr.Event) bool {
 	}
 	d.unlink(e)
 	if p.Bot {
-		e.profile = p
+		e.profile = compactProfile(p)
 	} else {
 		e.profile = nil // the key's latest profile no longer says it is a bot
 	}
 	d.link(e)
 	d.refresh(e)
+	if ck, ok := d.needsCheck(e); ok {
+		d.checks = append(d.checks, ck)
+	}
 	return true
 }
 
@@ -117,28 +123,17 @@ func addTo(m map[string]map[string]bool, k, v string) {
 	m[k][v] = true
 }
 
-// applyDefinition stores a definition and refreshes the agents running it.
+// applyDefinition indexes a definition and refreshes the agents running it.
 func (d *Directory) applyDefinition(evt *nostr.Event) bool {
 	def, err := events.ParseDefinition(evt)
 	if err != nil {
 		return false
 	}
-	d.defs[def.ID] = def
-	d.refreshAll(d.byDef[def.ID])
-	return true
-}
-
-// applyClaims keeps each owner's latest claims and re-verifies their agents.
-func (d *Directory) applyClaims(evt *nostr.Event) bool {
-	c, err := events.ParseOwnerClaims(evt)
-	if err != nil {
-		return false
-	}
-	if old := d.claims[c.PubKey]; old != nil && !newer(c.CreatedAt, c.ID, old.CreatedAt, old.ID) {
+	if d.defs[def.ID] != nil {
 		return true
 	}
-	d.claims[c.PubKey] = c
-	d.refreshAll(d.byOwner[c.PubKey])
+	d.addDefinition(def)
+	d.refreshAll(d.byDef[def.ID])
 	return true
 }
 
@@ -151,6 +146,7 @@ func (d *Directory) applyHeartbeat(h *events.Heartbeat, register bool) bool {
 		e.beats++ // the same event seen twice (published, then stored) counts once
 	}
 	if old == nil || newer(h.CreatedAt, h.ID, old.CreatedAt, old.ID) {
+		h = compactHeartbeat(h)
 		e.heartbeat = h
 		if h.Card != nil {
 			e.card = h.Card
@@ -166,6 +162,7 @@ func (d *Directory) applyEvaluation(evt *nostr.Event) bool {
 	if err != nil {
 		return false
 	}
+	ev = compactEvaluation(ev)
 	byEval := d.reviews[ev.Agent]
 	if byEval == nil {
 		byEval = map[string]*events.Evaluation{}
@@ -217,10 +214,10 @@ func (d *Directory) refreshAll(agents map[string]bool) {
 
 // refresh rebuilds e's view from its inputs and rescores it.
 func (d *Directory) refresh(e *entry) {
-	var def *events.Definition
+	var def *Definition
 	var claims *events.OwnerClaims
 	if p := e.profile; p != nil {
-		def, claims = d.defs[p.DefinitionID], d.claims[p.Owner]
+		def, claims = d.defs[p.DefinitionID], d.claims[p.Owner].claimsFor(p.Owner, e.id)
 	}
 	old := e.caps
 	e.rebuild(def, claims, d.cfg.Local(e.id))

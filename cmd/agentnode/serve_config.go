@@ -48,6 +48,7 @@ type serveFile struct {
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
 	Node      serveNode      `json:"node"`     // serve_config_node.go
+	Web       serveWeb       `json:"web"`      // serve_web.go
 	Postgres  servePostgres  `json:"postgres"` // serve_config_postgres.go
 	Routing   serveRouting   `json:"-"`        // "models", "router": serve_config_models.go
 
