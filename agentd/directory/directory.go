@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -107,8 +108,14 @@ func (d *Directory) Run(ctx context.Context) error {
 	if err := d.restore(ctx); err != nil {
 		return fmt.Errorf("directory: restore registrations: %w", err)
 	}
-	d.log.Info("directory loaded", "agents", d.Stats().Agents)
-	d.loaded.Do(func() { close(d.ready) })
+	d.log.Info("directory loaded", "agents", d.Stats().Agents, "definitions", d.DefinitionCount())
+	d.loaded.Do(func() {
+		// The first load read every event the directory indexes and kept
+		// only summaries: give its garbage back now rather than let an
+		// idle node hold it until the runtime's next cycle.
+		debug.FreeOSMemory()
+		close(d.ready)
+	})
 	for {
 		select {
 		case <-ctx.Done():
