@@ -20,13 +20,16 @@ const (
 	maxVersionRune = 32  // a definition's version
 )
 
-// clipRunes cuts s to at most n runes (valid UTF-8, trimmed at the cut).
+// keep copies s out of the event it came from: the store may decode an
+// event's strings from one buffer, and a short string kept in the index
+// would hold the whole event in memory.
+func keep(s string) string { return strings.Clone(s) }
+
+// clipRunes cuts s to at most n runes (valid UTF-8, trimmed at the cut),
+// in a string of its own (keep).
 func clipRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return keep(s)
 	}
 	r := []rune(strings.ToValidUTF8(s, ""))
 	if len(r) <= n {
@@ -49,13 +52,13 @@ func clipList(list []string) []string {
 
 // compactProfile keeps what the directory reads of a profile.
 func compactProfile(p *events.Profile) *events.Profile {
-	return &events.Profile{ID: p.ID, PubKey: p.PubKey, CreatedAt: p.CreatedAt, Bot: p.Bot,
-		DefinitionID: p.DefinitionID, Owner: p.Owner, Name: clipRunes(p.Name, MaxNameRunes)}
+	return &events.Profile{ID: keep(p.ID), PubKey: keep(p.PubKey), CreatedAt: p.CreatedAt, Bot: p.Bot,
+		DefinitionID: keep(p.DefinitionID), Owner: keep(p.Owner), Name: clipRunes(p.Name, MaxNameRunes)}
 }
 
 // compactHeartbeat keeps what the directory reads of a heartbeat.
 func compactHeartbeat(h *events.Heartbeat) *events.Heartbeat {
-	return &events.Heartbeat{ID: h.ID, PubKey: h.PubKey, CreatedAt: h.CreatedAt, Agent: h.Agent,
+	return &events.Heartbeat{ID: keep(h.ID), PubKey: keep(h.PubKey), CreatedAt: h.CreatedAt, Agent: keep(h.Agent),
 		Status: clipRunes(h.Status, MaxItemRunes), Capacity: h.Capacity, Load: h.Load,
 		Capabilities: clipList(h.Capabilities), Expiration: h.Expiration, Card: compactCard(h.Card)}
 }
@@ -79,7 +82,6 @@ func compactCard(c *events.AgentCard) *events.AgentCard {
 
 // compactEvaluation keeps an evaluation with its text and ref cut.
 func compactEvaluation(ev *events.Evaluation) *events.Evaluation {
-	c := *ev
-	c.Review, c.Ref = clipRunes(ev.Review, MaxTextRunes), clipRunes(ev.Ref, maxRefRunes)
-	return &c
+	return &events.Evaluation{ID: keep(ev.ID), Evaluator: keep(ev.Evaluator), CreatedAt: ev.CreatedAt,
+		Agent: keep(ev.Agent), Score: ev.Score, Ref: clipRunes(ev.Ref, maxRefRunes), Review: clipRunes(ev.Review, MaxTextRunes)}
 }

@@ -25,7 +25,7 @@ type Definition struct {
 
 // summarize is def's bounded summary.
 func summarize(def *events.Definition) *Definition {
-	return &Definition{ID: def.ID, PubKey: def.PubKey, CreatedAt: def.CreatedAt,
+	return &Definition{ID: keep(def.ID), PubKey: keep(def.PubKey), CreatedAt: def.CreatedAt,
 		Title: clipRunes(def.Title, MaxNameRunes), Role: clipRunes(def.Role, MaxTextRunes),
 		Version: clipRunes(def.Version, maxVersionRune), Tools: clipList(def.Tools)}
 }
@@ -53,7 +53,7 @@ func (d *Directory) addDefinition(def *events.Definition) {
 		return
 	}
 	s := summarize(def)
-	d.defs[def.ID] = s
+	d.defs[s.ID] = s
 	d.defList = append(d.defList, s)
 	d.defsDirty = true
 }

@@ -72,6 +72,7 @@ func (d *Directory) applyProfile(evt *nostr.Event) bool {
 	if err != nil {
 		return false
 	}
+	p = compactProfile(p)
 	e := d.agents[p.PubKey]
 	if e == nil && !p.Bot {
 		return false // an ordinary profile of a key the directory does not list
@@ -82,7 +83,7 @@ func (d *Directory) applyProfile(evt *nostr.Event) bool {
 	}
 	d.unlink(e)
 	if p.Bot {
-		e.profile = compactProfile(p)
+		e.profile = p
 	} else {
 		e.profile = nil // the key's latest profile no longer says it is a bot
 	}
@@ -139,6 +140,7 @@ func (d *Directory) applyDefinition(evt *nostr.Event) bool {
 
 // applyHeartbeat keeps the agent's latest heartbeat (and its agent object).
 func (d *Directory) applyHeartbeat(h *events.Heartbeat, register bool) bool {
+	h = compactHeartbeat(h)
 	e := d.entryFor(h.Agent)
 	e.registered = e.registered || register || d.stored[h.Agent]
 	old := e.heartbeat
@@ -146,7 +148,6 @@ func (d *Directory) applyHeartbeat(h *events.Heartbeat, register bool) bool {
 		e.beats++ // the same event seen twice (published, then stored) counts once
 	}
 	if old == nil || newer(h.CreatedAt, h.ID, old.CreatedAt, old.ID) {
-		h = compactHeartbeat(h)
 		e.heartbeat = h
 		if h.Card != nil {
 			e.card = h.Card

@@ -41,13 +41,13 @@ func (d *Directory) applyClaims(evt *nostr.Event) bool {
 	if old := d.claims[c.PubKey]; old != nil && !newer(c.CreatedAt, c.ID, old.createdAt, old.id) {
 		return true
 	}
-	oc := &ownerClaims{id: c.ID, createdAt: c.CreatedAt, agents: map[string]bool{}}
+	oc := &ownerClaims{id: keep(c.ID), createdAt: c.CreatedAt, agents: map[string]bool{}}
 	for _, a := range c.Agents {
-		if d.agents[a] != nil {
-			oc.agents[a] = true
+		if e := d.agents[a]; e != nil {
+			oc.agents[e.id] = true
 		}
 	}
-	d.claims[c.PubKey] = oc
+	d.claims[keep(c.PubKey)] = oc
 	d.refreshAll(d.byOwner[c.PubKey])
 	return true
 }
@@ -102,7 +102,7 @@ func (d *Directory) runChecks(checks []claimCheck) {
 		if c == nil || c.id != ck.claimsID || !stored.Lists(ck.agent) {
 			continue
 		}
-		c.agents[ck.agent] = true
+		c.agents[keep(ck.agent)] = true
 		if e := d.agents[ck.agent]; e != nil {
 			d.refresh(e)
 		}
