@@ -25,6 +25,7 @@ import (
 //	 "dm":       {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
 //	 "a2a":      {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
 //	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90},
+//	 "web":      {"max_renders": 4, "render_wait_ms": 2000},
 //	 "postgres": {"url": "postgres://agentnode@db:5432/agentnode"},
 //	 "relay":    {"events_per_second": 200, "max_subscriptions": 200, "max_outbound_bytes": 8388608, ...},
 //	 "http":     {"trusted_proxies": ["10.0.0.0/8"], "max_body_bytes": 1048576,
@@ -61,7 +62,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state", "node", "models", "router", "postgres"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state", "node", "models", "router", "postgres", "web"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -112,6 +113,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parsePostgresSection(top, f); err != nil {
+		return err
+	}
+	if err := parseWebSection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -36,4 +39,22 @@ func (c *ServeCommand) mountWeb(mux *http.ServeMux, token string, logger *slog.L
 type serveWeb struct {
 	MaxRenders       int `json:"max_renders"`
 	RenderWaitMillis int `json:"render_wait_ms"`
+}
+
+// parseWebSection reads the "web" section: unknown keys and negative
+// values are refused.
+func parseWebSection(top map[string]json.RawMessage, f *serveFile) error {
+	raw, ok := top["web"]
+	if !ok {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f.Web); err != nil {
+		return fmt.Errorf(`"web": %v`, err)
+	}
+	if f.Web.MaxRenders < 0 || f.Web.RenderWaitMillis < 0 {
+		return fmt.Errorf(`"web": max_renders and render_wait_ms must not be negative`)
+	}
+	return nil
 }
