@@ -46,23 +46,22 @@ func defOrder(a, b *Definition) int {
 	return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), strings.Compare(a.ID, b.ID))
 }
 
-// addDefinition indexes def once (a definition is immutable); the list
-// is sorted again lazily, on the next read.
+// addDefinition indexes def once (a definition is immutable), in order:
+// the load reads newest first, so its inserts land at the end; a new
+// definition lands near the front (a copy of the list's pointers).
 func (d *Directory) addDefinition(def *events.Definition) {
 	if d.defs[def.ID] != nil {
 		return
 	}
 	s := summarize(def)
 	d.defs[s.ID] = s
-	d.defList = append(d.defList, s)
-	d.defsDirty = true
+	i, _ := slices.BinarySearchFunc(d.defList, s, defOrder)
+	d.defList = slices.Insert(d.defList, i, s)
 }
 
 // Definitions returns up to n definitions after cur, newest first, and the
-// cursor of the next page (zero when there is none). Its cost is
-// O(log N + n) once the index is sorted.
+// cursor of the next page (zero when there is none), in O(log N + n).
 func (d *Directory) Definitions(cur DefCursor, n int) ([]Definition, DefCursor) {
-	d.sortDefinitions()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	i := 0
@@ -84,22 +83,6 @@ func (d *Directory) Definitions(cur DefCursor, n int) ([]Definition, DefCursor) 
 	}
 	last := out[len(out)-1]
 	return out, DefCursor{Until: last.CreatedAt, After: last.ID}
-}
-
-// sortDefinitions sorts the list if definitions arrived since the last read.
-func (d *Directory) sortDefinitions() {
-	d.mu.RLock()
-	dirty := d.defsDirty
-	d.mu.RUnlock()
-	if !dirty {
-		return
-	}
-	d.mu.Lock()
-	if d.defsDirty {
-		slices.SortFunc(d.defList, defOrder)
-		d.defsDirty = false
-	}
-	d.mu.Unlock()
 }
 
 // DefinitionCount is how many definitions the directory indexes.

@@ -25,8 +25,7 @@ type Directory struct {
 	mu         sync.RWMutex
 	agents     map[string]*entry                        // by agent pubkey
 	defs       map[string]*Definition                   // by event id
-	defList    []*Definition                            // every definition, in defOrder unless defsDirty
-	defsDirty  bool                                     // definitions were added since defList was sorted
+	defList    []*Definition                            // every definition, in defOrder
 	claims     map[string]*ownerClaims                  // latest per owner
 	reviews    map[string]map[string]*events.Evaluation // agent -> evaluator -> latest
 	reviewByID map[string]*events.Evaluation            // for deletions
@@ -79,7 +78,7 @@ func New(cfg Config) *Directory {
 func (d *Directory) reset() {
 	d.agents = map[string]*entry{}
 	d.defs = map[string]*Definition{}
-	d.defList, d.defsDirty = nil, false
+	d.defList = nil
 	d.claims = map[string]*ownerClaims{}
 	d.reviews = map[string]map[string]*events.Evaluation{}
 	d.reviewByID = map[string]*events.Evaluation{}
