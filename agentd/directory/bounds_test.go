@@ -169,3 +169,33 @@ func TestDirectory_ClaimsBeforeProfileVerify(t *testing.T) {
 	botProfile(t, env.rel, agent, env.clk.Now().Add(time.Second), "late", owner.PK, "")
 	agentWhere(t, d, agent.PK, "verified", func(a directory.Agent) bool { return a.OwnerVerified })
 }
+
+// A second too large for the load's budget is cut, never the seconds
+// before it: 600 definitions of 10 kB in one second with a 4 MB budget
+// load partly, and the three older ones all.
+func TestDirectory_LoadSkipsOnlyTheRestOfAnOverBudgetSecond(t *testing.T) {
+	directory.SetLoadBudget(t, 4<<20)
+	env := newEnv(t)
+	crowded := nostr.Timestamp(env.clk.Now().Unix()) - 3600
+	var evts []*nostr.Event
+	for i := range 3 {
+		evts = append(evts, signedAt(t, crowded-nostr.Timestamp(1+i), (&events.Definition{Title: fmt.Sprint("older ", i)}).Template()))
+	}
+	pad := strings.Repeat("p", 10_000)
+	for i := range 600 {
+		evts = append(evts, signedAt(t, crowded, (&events.Definition{Title: fmt.Sprint("crowd ", i), Instructions: pad}).Template()))
+	}
+	publishMany(t, env.rel, evts)
+	d := startDir(t, env.rel, env.clk, directory.Config{})
+	for _, evt := range evts[:3] {
+		if _, ok := d.Definition(evt.ID); !ok {
+			t.Errorf("older definition %s not loaded", evt.ID)
+		}
+	}
+	if n := d.DefinitionCount(); n < 3+loadPageForTest || n >= 603 {
+		t.Errorf("loaded %d definitions, want the older 3 and part of the crowded second", n)
+	}
+}
+
+// loadPageForTest is the load's page (the first page always loads).
+const loadPageForTest = 500

@@ -8,16 +8,16 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Bounds of the start-up load (docs/DIRECTORY.md#start-up).
-const (
-	// loadPage is how many new events one query of the load asks for.
-	loadPage = 500
-	// loadBudget bounds, in bytes (estimated from the events' sizes), the
-	// answer of one query. Anyone chooses created_at: walking a second that
-	// holds more than this stops there, and the rest of that second is not
-	// loaded (it is logged); the seconds before it are.
-	loadBudget = 128 << 20
-)
+// loadPage is how many new events one query of the start-up load asks
+// for (docs/DIRECTORY.md#start-up).
+const loadPage = 500
+
+// loadBudget bounds, in bytes (estimated from the events' sizes), the
+// answer of one query of the load. Anyone chooses created_at: walking a
+// second that holds more than this stops there, and the rest of that
+// second is not loaded (it is logged); the seconds before it are. A
+// variable only for tests.
+var loadBudget = 128 << 20
 
 // loadFilters are what the directory reads at start. Definitions come first
 // and profiles before claims only for fewer refreshes: apply is order-free.
