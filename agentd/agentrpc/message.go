@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentnode/agentnode/agentd/consent"
+	"github.com/agentnode/agentnode/agentd/requester"
 	"github.com/agentnode/agentnode/jsonrpc"
 )
 
@@ -89,9 +90,11 @@ func conversation(p MessageParams) string {
 	return "acp:" + p.Source
 }
 
-// messageLocal runs the local target on the message.
+// messageLocal runs the local target on the message, on behalf of its
+// source: the target's state is the source's to reach only as far as the
+// target's owner opened it (agentd/requester).
 func (s *Service) messageLocal(ctx context.Context, p MessageParams) (any, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(requester.With(ctx, p.Source), s.cfg.Timeout)
 	defer cancel()
 	answer, err := s.cfg.Messenger.Message(ctx, p.Target, conversation(p), text(p.Content.Payload))
 	if err != nil {
