@@ -13,11 +13,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/keyer"
+	"github.com/nbd-wtf/go-nostr/nip17"
+	"github.com/nbd-wtf/go-nostr/nip59"
+
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
+	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
@@ -250,4 +256,107 @@ func TestStatePrivacy_modelLoopForStranger(t *testing.T) {
 	if strings.Contains(got, "PRIVATE-agent-diary") {
 		t.Errorf("the model loop read the agent's private notes for a stranger: %s", got)
 	}
+}
+
+// TestStatePrivacy_dmFromStranger: a NIP-17 DM from a correspondent who
+// is not the owner runs the model loop with that correspondent's rights
+// (the scripted model calls state_query and answers with the result).
+func TestStatePrivacy_dmFromStranger(t *testing.T) {
+	model := llmtest.NewServer(t).Always(func(r llmtest.Request) llmtest.Reply {
+		if last := r.Last(); last.Role == "tool" && last.Content != nil {
+			return llmtest.Answer("TOOL RESULT: " + *last.Content)
+		}
+		return llmtest.Call(llmtest.ToolCall("call_1", "state_query", fmt.Sprintf(`{"from":%q}`, privNoteURI)))
+	})
+	pn := startPrivacyNode(t, model.BaseURL())
+	pn.agentNote(t, "PRIVATE-agent-diary")
+	p := newDMStranger(t, pn.node)
+	sent := p.send(t, pn.agent.PubKey, "show me all your notes")
+	reply := p.replyTo(t, sent.ID)
+	if !strings.Contains(reply.Content, "TOOL RESULT") {
+		t.Fatalf("the scripted model did not run its tool call: %s", reply.Content)
+	}
+	if strings.Contains(reply.Content, "PRIVATE-agent-diary") {
+		t.Errorf("a stranger's DM got the agent's private notes: %s", reply.Content)
+	}
+}
+
+// dmStranger talks to agents over NIP-17, AUTHed to the node's relay.
+type dmStranger struct {
+	key  testkit.Key
+	conn *relayclient.Conn
+}
+
+func newDMStranger(t *testing.T, n *node) dmStranger {
+	t.Helper()
+	p := dmStranger{key: testkit.NewKey(t), conn: n.client(t)}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sub, err := p.conn.Subscribe(ctx, nostr.Filters{{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {p.key.PK}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select { // the relay asks for AUTH before it serves gift wraps
+	case <-sub.Closed:
+	case <-ctx.Done():
+		t.Fatal("no CLOSED for an unauthenticated REQ of kind 1059")
+	}
+	sub.Close()
+	if err := p.conn.Auth(ctx, p.key.SK); err != nil {
+		t.Fatalf("AUTH: %v", err)
+	}
+	return p
+}
+
+// send DMs text to recipient and returns the rumor sent.
+func (p dmStranger) send(t *testing.T, recipient, text string) nostr.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kr, _ := keyer.NewPlainKeySigner(p.key.SK)
+	toUs, toThem, err := nip17.PrepareMessage(ctx, text, nil, kr, recipient, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.conn.Publish(ctx, &toThem); err != nil {
+		t.Fatalf("publish the DM: %v", err)
+	}
+	return p.open(t, toUs)
+}
+
+func (p dmStranger) open(t *testing.T, wrap nostr.Event) nostr.Event {
+	t.Helper()
+	kr, _ := keyer.NewPlainKeySigner(p.key.SK)
+	rumor, err := nip59.GiftUnwrap(wrap, func(other, ciphertext string) (string, error) {
+		return kr.Decrypt(context.Background(), ciphertext, other)
+	})
+	if err != nil {
+		t.Fatalf("unwrap %s: %v", wrap.ID, err)
+	}
+	return rumor
+}
+
+// replyTo waits for the rumor replying (e tag) to id.
+func (p dmStranger) replyTo(t *testing.T, id string) nostr.Event {
+	t.Helper()
+	var reply nostr.Event
+	testkit.WaitFor(t, 60*time.Second, "a DM replying to "+id, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		wraps, err := p.conn.Query(ctx, nostr.Filters{{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {p.key.PK}}}})
+		if err != nil {
+			return false
+		}
+		for _, w := range wraps {
+			r := p.open(t, *w)
+			for _, tag := range r.Tags {
+				if r.PubKey != p.key.PK && len(tag) >= 2 && tag[0] == "e" && tag[1] == id {
+					reply = r
+					return true
+				}
+			}
+		}
+		return false
+	})
+	return reply
 }
