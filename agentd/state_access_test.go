@@ -29,7 +29,9 @@ func TestDaemon_Tools_Requester(t *testing.T) {
 	cn := openCapsNode(t, agentd.Config{})
 	cn.installFile(sign(t, notePackage(t, "1.0.0", "http://example.org/fetch"), cn.author.SK))
 	ctx := context.Background()
-	create := func(title string) string { return `{"schema_uri":"` + noteURI + `","object":` + noteObject(title) + `}` }
+	create := func(title string) string {
+		return `{"schema_uri":"` + noteURI + `","object":` + noteObject(title) + `}`
+	}
 	query := `{"from":"` + noteURI + `"}`
 	if _, err := cn.callNote(ctx, t, "state.create", create("the agent's own")); err != nil {
 		t.Fatal(err)
