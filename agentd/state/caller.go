@@ -115,27 +115,26 @@ func (c Caller) visibilitySQL() (string, []any) {
 
 // readFilter is what the caller may read in sch's table: live documents it
 // can see, in its memory scope (except core models, whose scope is fixed).
-// The memory scope takes in the requesters' documents written in it.
+// A requester's filter is requesterFilter's.
 func (c Caller) readFilter(sch *schema.Schema, withDeleted bool) store.Filter {
-	vis, args := c.visibilitySQL()
 	if c.Requester != "" {
-		vis, args = c.requesterSQL(sch)
+		return c.requesterFilter(sch, withDeleted)
 	}
+	vis, args := c.visibilitySQL()
 	f := store.Filter{SQL: vis, Args: args}
 	if !withDeleted {
 		f.SQL = "deleted = 0 AND " + f.SQL
 	}
 	if c.Scope != "" && sch.Namespace.Kind != schema.KindCore {
-		prefix := c.Scope + requesterMark
-		f.SQL += " AND (scope = ? OR substr(scope, 1, ?) = ?)"
-		f.Args = append(f.Args, c.Scope, len(prefix), prefix)
+		f.SQL += " AND scope = ?"
+		f.Args = append(f.Args, c.Scope)
 	}
 	return f
 }
 
-// inScope reports whether a document's scope is the caller's (or one of
-// its requesters' within it).
+// inScope reports whether a document's scope is the caller's (for a
+// requester: or one of the requester scopes within it).
 func (c Caller) inScope(sch *schema.Schema, m store.Meta) bool {
 	return c.Scope == "" || sch.Namespace.Kind == schema.KindCore || m.Scope == c.Scope ||
-		strings.HasPrefix(m.Scope, c.Scope+requesterMark)
+		(c.Requester != "" && strings.HasPrefix(m.Scope, c.Scope+requesterMark))
 }

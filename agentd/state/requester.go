@@ -18,8 +18,10 @@ import (
 //	       owner, in the requester's memory scope, with the schema's
 //	       visibility); anything else is PERMISSION_DENIED
 //
-// The agent (acting for its owner) and the owner keep their full rights,
-// and see what requesters wrote in the agent's memory scope.
+// The agent (acting for its owner) and the owner keep their full rights.
+// The owner sees what requesters wrote; the agent, reading in its memory
+// scope, does not: a stranger's text never enters the agent's own memory
+// (a capability without a memory scope reads every scope, those too).
 
 // Grant is what an agent's owner opened of one schema to requesters. The
 // agent record keeps the owner's grants (agentd.Agent.StateOpen).
@@ -74,16 +76,26 @@ func (c Caller) canReadIn(s *schema.Schema, m store.Meta) bool {
 	return c.CanRead(m) || (c.Requester != "" && c.openedRead(s, m))
 }
 
-// requesterSQL is what a requester reads of s, as a predicate (the
-// memory scope is added by readFilter).
-func (c Caller) requesterSQL(s *schema.Schema) (string, []any) {
+// requesterFilter is what a requester reads of s: public documents, its
+// own, and the agent's where the owner opened reads; within the memory
+// scope and the requester scopes inside it (except for core models).
+func (c Caller) requesterFilter(s *schema.Schema, withDeleted bool) store.Filter {
 	sql := "(visibility = 'public' OR (owner = ? AND agent = ? AND scope = ?)"
 	args := []any{c.Owner, c.Principal(), c.RequesterScope(s)}
 	if c.opened(s.URI).Read {
 		sql += " OR (owner = ? AND agent = ? AND instr(scope, ?) = 0)"
 		args = append(args, c.Owner, c.Principal(), requesterMark)
 	}
-	return sql + ")", args
+	sql += ")"
+	if !withDeleted {
+		sql = "deleted = 0 AND " + sql
+	}
+	if c.Scope != "" && s.Namespace.Kind != schema.KindCore {
+		prefix := c.Scope + requesterMark
+		sql += " AND (scope = ? OR substr(scope, 1, ?) = ?)"
+		args = append(args, c.Scope, len(prefix), prefix)
+	}
+	return store.Filter{SQL: sql, Args: args}
 }
 
 // checkRequester refuses a requester's write to a schema the owner has

@@ -26,7 +26,7 @@ owner opens one schema at a time:
 
   read   others read the agent's documents of the schema (not each other's)
   write  others create documents of the schema, attributed to each of them:
-         each reads and edits its own, the agent and the owner read them all
+         each reads and edits its own; the owner reads them all
 
 agent show lists what is open.`
 
