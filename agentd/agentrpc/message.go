@@ -82,12 +82,18 @@ func text(p MessagePayload) string {
 }
 
 // conversation is the Messenger's conversation key: the payload's
-// context.sessionId, else one conversation per source.
+// context.sessionId, else one conversation per source. A session belongs
+// to its source: another source naming the same sessionId gets a
+// conversation of its own, not the first one's history.
 func conversation(p MessageParams) string {
-	if sid, ok := p.Content.Payload.Context["sessionId"].(string); ok && sid != "" {
+	sid, _ := p.Content.Payload.Context["sessionId"].(string)
+	switch {
+	case sid == "":
+		return "acp:" + p.Source
+	case p.Source == "":
 		return "acp:" + sid
 	}
-	return "acp:" + p.Source
+	return "acp:" + p.Source + ":" + sid
 }
 
 // messageLocal runs the local target on the message, on behalf of its

@@ -30,3 +30,22 @@ func TestService_RequesterIsTheSource(t *testing.T) {
 		t.Fatalf("requesters seen by the Messenger = %q, want erin twice", got)
 	}
 }
+
+// Two sources naming the same sessionId talk in two conversations: a
+// stranger who guesses a session does not get its history.
+func TestService_SessionIsTheSources(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	msg := json.RawMessage(`{"content":{"type":"request","payload":{"messages":[{"text":"hi"}],"context":{"sessionId":"s1"}}}}`)
+	for _, from := range []string{erin.pk, carol.pk} {
+		if _, err := f.svc.ServeRPC(ctx, alice.pk, from, "agent/message", msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.echo.mu.Lock()
+	convs := slices.Clone(f.echo.calls)
+	f.echo.mu.Unlock()
+	if len(convs) != 2 || convs[0] == convs[1] {
+		t.Fatalf("conversations = %q, want two different ones", convs)
+	}
+}
