@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,6 +148,28 @@ func (s stranger) call(t *testing.T, agent, method string, params any) (string, 
 	return string(out), err
 }
 
+// wantOwnerOnlyOverHTTP checks that the HTTP endpoints that run the
+// agent's tools as the agent (CAP, MCP, /acp) take the node's API token
+// only: a stranger reaches the agent's state over kind 25910 and DMs, as a
+// requester, and nowhere else.
+func (pn *privacyNode) wantOwnerOnlyOverHTTP(t *testing.T) {
+	t.Helper()
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"state.query","arguments":{"from":"` + privNoteURI + `"}}}`
+	for _, path := range []string{"/mcp/agents/" + pn.agent.PubKey, "/cap/agents/" + pn.agent.PubKey, "/acp"} {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+pn.addr+path, strings.NewReader(call))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("POST %s without the API token: %d, want 401", path, resp.StatusCode)
+		}
+	}
+}
+
 func noteJSON(title string) string {
 	var b [16]byte
 	rand.Read(b[:])
@@ -176,6 +199,7 @@ func wantDenied(t *testing.T, what string, err error) {
 func TestStatePrivacy_strangersOver25910(t *testing.T) {
 	pn := startPrivacyNode(t, "")
 	pn.agentNote(t, "PRIVATE-agent-diary")
+	pn.wantOwnerOnlyOverHTTP(t)
 	a, b := newStranger(t, pn.node), newStranger(t, pn.node)
 	create := map[string]any{"schema_uri": privNoteURI, "object": json.RawMessage(noteJSON("WRITTEN-BY-A"))}
 	_, err := a.call(t, pn.agent.PubKey, "state.create", create)

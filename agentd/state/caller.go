@@ -78,7 +78,8 @@ func (c Caller) Principal() string {
 
 // CanRead is the visibility rule on a document's row: public is readable by
 // anyone; shared by every agent of the same owner (and the owner); private
-// by the owning agent and its owner.
+// by the owning agent and its owner. A requester reads public documents
+// and its own (and, by canReadIn, what the owner opened).
 func (c Caller) CanRead(m store.Meta) bool {
 	if c.Requester != "" {
 		return m.Visibility == schema.Public || c.requesterOwns(m)
@@ -95,8 +96,8 @@ func (c Caller) CanRead(m store.Meta) bool {
 }
 
 // CanWrite: readable and of the caller's own owner (a public document of
-// another owner is read-only).
-// A requester writes only the documents attributed to it.
+// another owner is read-only). A requester writes only the documents
+// attributed to it.
 func (c Caller) CanWrite(m store.Meta) bool {
 	if c.Requester != "" {
 		return c.requesterOwns(m)
