@@ -45,13 +45,16 @@ type privacyNode struct {
 }
 
 // startPrivacyNode starts `agentnode serve` with defaults (plus the
-// model section when modelURL is not "") and installs the agent with the
+// model section when modelURL is not "", and no strangers' budget) and installs the agent with the
 // CLI, as an operator would.
 func startPrivacyNode(t *testing.T, modelURL string) *privacyNode {
 	t.Helper()
-	var config map[string]any
+	// The strangers' budget (hostile/dm_test.go proves it) is off here:
+	// these tests count what a stranger may read, not how often it may ask.
+	off := map[string]any{"burst": -1}
+	config := map[string]any{"strangers": map[string]any{"per_sender": off, "per_agent": off, "global": off}}
 	if modelURL != "" {
-		config = map[string]any{"model": map[string]any{"base_url": modelURL, "model": "scripted"}}
+		config["model"] = map[string]any{"base_url": modelURL, "model": "scripted"}
 	}
 	pn := &privacyNode{node: startNodeWith(t, config), owner: testkit.NewKey(t)}
 	author := testkit.NewKey(t)
