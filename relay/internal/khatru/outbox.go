@@ -187,19 +187,27 @@ func (ws *WebSocket) writeLoop() {
 			return
 		}
 		if ws.Context.Err() != nil {
-			ws.conn.Close()
+			ws.abort()
 			return
 		}
 		if overflow {
 			ws.sayGoodbye()
-			ws.conn.Close()
+			ws.abort()
 			return
 		}
 		if err := ws.writeFrames(frames); err != nil {
-			ws.conn.Close()
+			ws.abort()
 			return
 		}
 	}
+}
+
+// abort ends the connection: its context (whoever waits on it, the
+// reader waiting for a handler slot and paced senders included, gives up)
+// and its socket.
+func (ws *WebSocket) abort() {
+	ws.cancel()
+	ws.conn.Close()
 }
 
 // writeBuffers are the writers' batch buffers, shared by all connections:

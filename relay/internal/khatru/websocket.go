@@ -77,7 +77,7 @@ func (ws *WebSocket) Close(code int, reason string, grace time.Duration) {
 			case <-ws.Context.Done():
 			case <-t.C:
 			}
-			ws.conn.Close()
+			ws.abort()
 		}()
 	})
 }
