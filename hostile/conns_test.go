@@ -107,6 +107,27 @@ func TestConnections_areBoundedPerAddressAndInAll(t *testing.T) {
 	})
 }
 
+// Item 6 with the defaults: idle websockets from one address past 256 are
+// refused with 429 while another address and /healthz are served (before
+// the fix the node took connections until it ran out of descriptors).
+func TestConnections_defaultPerAddressBound(t *testing.T) {
+	n := startNode(t, nil)
+	for i := range 256 {
+		if c, status, body := dialFrom(t, n, "127.0.0.1"); c == nil {
+			t.Fatalf("idle connection %d refused: %d %s", i+1, status, body)
+		}
+	}
+	if c, status, body := dialFrom(t, n, "127.0.0.1"); c != nil || status != http.StatusTooManyRequests {
+		t.Fatalf("idle connection 257 from one address: accepted=%v status %d %q, want 429", c != nil, status, body)
+	}
+	if c, status, body := dialFrom(t, n, "127.0.0.2"); c == nil {
+		t.Fatalf("another address refused: %d %s", status, body)
+	}
+	if !n.healthy() {
+		t.Fatal("/healthz does not answer")
+	}
+}
+
 // The default bounds: 256 websockets per address, and in all the node's
 // descriptor limit less a quarter of it (at least 256 kept), advertised
 // in NIP-11.
