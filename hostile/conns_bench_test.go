@@ -139,3 +139,31 @@ func dialQuiet(n *node, local string) (*websocket.Conn, error) {
 	}
 	return c, err
 }
+
+// BenchmarkLargeAnswer is item 5 of issue 21: 300 stored definitions of
+// 60 KB (an 18 MB answer, over the 8 MiB outbound budget) asked for by a
+// raw websocket that reads as fast as it can. It reports the time to EOSE
+// (ns/op), the events received and the node's RSS before the first answer
+// (after publishing) and after the last.
+func BenchmarkLargeAnswer(b *testing.B) {
+	const count, size = 300, 60_000
+	n := benchNode(b, map[string]any{"events_per_second": -1})
+	publishDefinitions(b, n, count, size)
+	before := n.rssBytes(b)
+	b.ResetTimer()
+	var got int
+	for i := range b.N {
+		c, err := dialQuiet(n, "127.0.0.1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		id := fmt.Sprint("big", i)
+		c.WriteJSON([]any{"REQ", id, map[string]any{"kinds": []int{4199}, "limit": count}})
+		got, _ = readAnswer(rawConn{c}, id, 60*time.Second)
+		c.Close()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(got), "events")
+	b.ReportMetric(float64(before)/(1<<20), "RSS-before-MiB")
+	b.ReportMetric(float64(n.rssBytes(b))/(1<<20), "RSS-MiB")
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
@@ -208,14 +209,20 @@ func ask(t *testing.T, c rawConn) []string {
 
 // publishDefinitions stores count kind-4199 definitions of about size
 // bytes each, published concurrently over four connections.
-func publishDefinitions(t *testing.T, n *node, count, size int) {
+func publishDefinitions(t testing.TB, n *node, count, size int) {
 	t.Helper()
 	sk := nostr.GeneratePrivateKey()
 	body := strings.Repeat("d", size)
 	var wg sync.WaitGroup
 	errs := make(chan error, count)
 	for w := range 4 {
-		c := n.client(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c, err := relayclient.Dial(ctx, n.url, relayclient.Options{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
