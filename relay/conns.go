@@ -86,11 +86,12 @@ func (r *Relay) Busy() bool { return r.mem.Busy() }
 func (r *Relay) MemoryCeiling() int64 { return r.mem.Ceiling() }
 
 // Shed serves next unless the node is busy: then it answers 503 with the
-// reason and Retry-After, except /healthz (the node is alive, only busy).
-// Put it in front of every HTTP endpoint of the node.
+// reason and Retry-After, except /healthz (the node is alive, only busy)
+// and /metrics (the operator's view of why). Put it in front of every
+// HTTP endpoint of the node.
 func (r *Relay) Shed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.URL.Path == "/healthz" || !r.mem.Busy() {
+		if req.URL.Path == "/healthz" || req.URL.Path == "/metrics" || !r.mem.Busy() {
 			next.ServeHTTP(w, req)
 			return
 		}
