@@ -2,6 +2,8 @@ package relay
 
 import (
 	"log/slog"
+
+	"github.com/agentnode/agentnode/internal/memguard"
 	"net/netip"
 	"time"
 )
@@ -82,6 +84,12 @@ type Limits struct {
 	RequestsPerSecond     int           // sustained REQ and COUNT messages per connection
 	RequestsBurst         int           // burst of REQ and COUNT messages per connection
 	WriteTimeout          time.Duration // a write to a client that takes longer ends the connection
+
+	// Connections and memory (docs/RELAY.md, "Connections and memory").
+	// Zero takes the default; a negative value is no bound.
+	MaxConnections      int   // websockets open at once (default: from RLIMIT_NOFILE, DefaultMaxConnections)
+	MaxConnectionsPerIP int   // websockets open at once from one client address
+	MemoryCeiling       int64 // bytes the process may hold; new work is shed before it (default: memguard.DefaultCeiling)
 }
 
 // DefaultLimits are the limits of a zero-configuration node.
@@ -109,6 +117,10 @@ var DefaultLimits = Limits{
 	RequestsPerSecond:     50,
 	RequestsBurst:         500,
 	WriteTimeout:          10 * time.Second,
+
+	MaxConnectionsPerIP: 256,
+	// MaxConnections and MemoryCeiling depend on the machine: see
+	// DefaultMaxConnections and memguard.DefaultCeiling.
 }
 
 // maxStorable is the largest content, and the largest single tag item,
@@ -143,6 +155,11 @@ func (l Limits) withDefaults() Limits {
 	pick(&l.MaxOutboundMessages, d.MaxOutboundMessages)
 	pick(&l.RequestsPerSecond, d.RequestsPerSecond)
 	pick(&l.RequestsBurst, d.RequestsBurst)
+	pick(&l.MaxConnectionsPerIP, d.MaxConnectionsPerIP)
+	pick(&l.MaxConnections, DefaultMaxConnections())
+	if l.MemoryCeiling == 0 {
+		l.MemoryCeiling = memguard.DefaultCeiling()
+	}
 	if l.WriteTimeout == 0 {
 		l.WriteTimeout = d.WriteTimeout
 	}

@@ -36,6 +36,12 @@ type serveRelay struct {
 	RequestsPerSecond     int `json:"requests_per_second"`
 	RequestsBurst         int `json:"requests_burst"`
 	WriteTimeoutSeconds   int `json:"write_timeout_seconds"`
+	// Connections and memory: 0 or absent takes the default (derived
+	// from RLIMIT_NOFILE, 256 per address, 3/4 of the machine's memory),
+	// a negative value turns that bound off.
+	MaxConnections      int   `json:"max_connections"`
+	MaxConnectionsPerIP int   `json:"max_connections_per_ip"`
+	MemoryCeilingMB     int64 `json:"memory_ceiling_mb"`
 }
 
 // parseRelaySection decodes the "relay" section, refusing unknown keys and
@@ -88,5 +94,15 @@ func (c *ServeCommand) relayLimits() relay.Limits {
 		MaxConcurrentMessages: r.MaxConcurrentMessages, MaxOutboundBytes: r.MaxOutboundBytes,
 		MaxOutboundMessages: r.MaxOutboundMessages, RequestsPerSecond: r.RequestsPerSecond,
 		RequestsBurst: r.RequestsBurst, WriteTimeout: sec(r.WriteTimeoutSeconds),
+		MaxConnections: r.MaxConnections, MaxConnectionsPerIP: r.MaxConnectionsPerIP,
+		MemoryCeiling: megabytes(r.MemoryCeilingMB),
 	}
+}
+
+// megabytes converts a "_mb" key, keeping its sign (negative: no bound).
+func megabytes(n int64) int64 {
+	if n < 0 {
+		return -1
+	}
+	return n << 20
 }
