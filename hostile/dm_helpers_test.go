@@ -83,7 +83,7 @@ func (n *dmNode) install(t *testing.T) string {
 	return res.Agent.PubKey
 }
 
-// runCLI runs the binary and decodes its JSON output into v.
+// cliJSON runs the binary and decodes its JSON output into v.
 func cliJSON(t *testing.T, v any, args ...string) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
