@@ -3,6 +3,7 @@ package relay
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"math"
 	"slices"
 
@@ -12,52 +13,243 @@ import (
 )
 
 // hit is one answer of a read: the event and its JSON (nil: encode it).
+// A hit that entered the answer after the answer was full holds a copy of
+// its raw record instead (decoded once the read is over).
 type hit struct {
 	evt  *nostr.Event
 	json []byte
+	ts   uint32
+	id   string // hex
+	raw  []byte
 }
+
+// size is what a hit holds, for the byte ceilings.
+func (h hit) size() int {
+	if h.raw != nil {
+		return len(h.raw) + hitOverhead
+	}
+	if h.json != nil {
+		return len(h.json) + hitOverhead
+	}
+	return 2*len(h.evt.Content) + hitOverhead
+}
+
+// hitOverhead is a hit's memory besides its JSON: the event, its tag
+// lists and the hit itself.
+const hitOverhead = 256
+
+// Bounds of one read (docs/RELAY.md, "Bounded reads").
+const (
+	// maxTieCandidates is how many more candidates of its oldest second a
+	// full answer examines for a lower id: a second holding more events
+	// than that (possible only by a patient publisher: anyone chooses
+	// created_at) is cut by id among the ones examined.
+	maxTieCandidates = 50_000
+	// maxPurgePerQuery is how many NIP-40-expired events one read sets
+	// apart for purging (the rest are skipped, purged by later reads).
+	maxPurgePerQuery = 64
+)
 
 // read answers a non-search filter from LMDB with the store's own reader
 // (lmdbw.Plan / Read): one index, walked newest first on this goroutine,
 // each candidate decoded straight into the JSON of its EVENT frame and
 // checked with filter.Matches, stopping as soon as filter.Limit events
-// match (and the rest of that second is read, so that ties are cut by id).
-// The answer is newest first, ties by id ascending. Expired events are set
-// apart for purging. filter's values must be de-duplicated and its limit
-// set.
+// match and the next candidate is older than the last of them. It holds
+// at most filter.Limit hits at any moment (a topReader): the candidates
+// of the last second are compared by the id in their raw record and
+// decoded only when they would enter the answer. The answer is newest
+// first, ties by id ascending. Expired events are set apart for purging.
+// filter's values must be de-duplicated and its limit set.
 func (s *store) read(ctx context.Context, filter nostr.Filter) (hits []hit, expired []*nostr.Event, err error) {
 	since, until, ok := timeBounds(filter)
 	if !ok {
 		return nil, nil, nil
 	}
 	plan := s.reader.Plan(filter)
-	limit, now := filter.Limit, nostr.Now()
-	var dec recordDecoder
-	hits = make([]hit, 0, min(limit, 16))
-	var failed error
-	err = s.reader.Read(ctx, plan, since, until, func(ts uint32, raw []byte) bool {
-		if len(hits) >= limit && int64(ts) < int64(hits[limit-1].evt.CreatedAt) {
-			return false
-		}
-		var h hit
-		h, failed = dec.hit(raw)
-		if failed != nil {
-			return false
-		}
-		if isExpired(h.evt, now) {
-			expired = append(expired, h.evt)
-		} else if filter.Matches(h.evt) {
-			hits = append(hits, h)
-		}
-		return true
-	})
+	r := newTopReader(filter, s.budget.newCharge(s.limits.MaxQueryBytes), plan.Index != "id")
+	defer r.charge.release()
+	err = s.reader.Read(ctx, plan, since, until, r.visit)
 	if err == nil {
-		err = failed
+		err = r.failed
+	}
+	if err != nil {
+		return nil, r.expired, err
+	}
+	hits, err = r.answer()
+	return hits, r.expired, err
+}
+
+// topReader keeps the best filter.Limit matches of a walk (newest first,
+// ties by lowest id) within a byte ceiling. Until the answer is full each
+// match is decoded into dec's arena (a candidate that does not match is
+// rolled back); once full, the hits are a heap with the worst on top and a
+// candidate replaces it only if it sorts before it, checked first by the
+// id in its raw record, then decoded into scratch (reset after each).
+type topReader struct {
+	sieve
+	limit   int
+	ordered bool // candidates come newest first (every plan but ids)
+	dec     recordDecoder
+	scratch recordDecoder
+	hits    hitHeap
+	full    bool
+	ties    int
+	charge  *charge
+	failed  error
+}
+
+func newTopReader(filter nostr.Filter, c *charge, ordered bool) *topReader {
+	return &topReader{sieve: sieve{filter: filter, now: nostr.Now()}, limit: filter.Limit, ordered: ordered,
+		charge: c, hits: make(hitHeap, 0, min(filter.Limit, 16))}
+}
+
+// visit is the lmdbw.Visit of the walk.
+func (r *topReader) visit(ts uint32, raw []byte) bool {
+	if len(raw) < 138 {
+		r.failed = errRecord
+		return false
+	}
+	if !r.full {
+		return r.add(ts, raw)
+	}
+	w := r.hits[0]
+	if r.ordered && ts < w.ts {
+		return false // older than every hit, and so is everything after it
+	}
+	if ts == w.ts {
+		if r.ties++; r.ties > maxTieCandidates {
+			return false
+		}
+	}
+	if ts < w.ts || (ts == w.ts && !idBelow(raw, w.id)) {
+		return true
+	}
+	return r.replace(ts, raw)
+}
+
+// add decodes a candidate while the answer is not full.
+func (r *topReader) add(ts uint32, raw []byte) bool {
+	m := r.dec.mark()
+	h, err := r.dec.hit(raw)
+	if err != nil {
+		r.failed = err
+		return false
+	}
+	if !r.keep(h.evt, raw) {
+		r.dec.rollback(m)
+		return true
+	}
+	h.ts, h.id = ts, h.evt.ID
+	if err := r.charge.grow(h.size()); err != nil {
+		r.dec.rollback(m)
+		r.fill()
+		return r.stop(err)
+	}
+	r.hits = append(r.hits, h)
+	if len(r.hits) >= r.limit {
+		r.fill()
+	}
+	return true
+}
+
+// fill marks the answer full at what it holds: a heap from now on.
+func (r *topReader) fill() {
+	r.limit, r.full = len(r.hits), len(r.hits) > 0
+	r.hits.init()
+}
+
+// stop ends the walk at a ceiling: the process's budget fails the read,
+// the query's own ends it with what it holds.
+func (r *topReader) stop(err error) bool {
+	if err == errBusy {
+		r.failed = err
+	}
+	return false
+}
+
+// replace puts a candidate that sorts before the worst hit in its place,
+// if it matches.
+func (r *topReader) replace(ts uint32, raw []byte) bool {
+	r.scratch.reset()
+	evt, _, err := r.scratch.decode(raw)
+	if err == errNotUTF8 {
+		evt, err = lmdbw.Decode(raw)
+	}
+	if err != nil {
+		r.failed = err
+		return false
+	}
+	if !r.keep(evt, raw) {
+		return true
+	}
+	h := hit{ts: ts, id: hex.EncodeToString(raw[:32]), raw: slices.Clone(raw)}
+	if err := r.charge.grow(h.size() - r.hits[0].heldRaw()); err != nil {
+		return r.stop(err)
+	}
+	r.hits[0] = h
+	r.hits.fix()
+	return true
+}
+
+// heldRaw is what replacing h gives back (a decoded hit's arena is not).
+func (h hit) heldRaw() int {
+	if h.raw == nil {
+		return 0
+	}
+	return h.size()
+}
+
+// sieve decides which decoded candidates belong in an answer.
+type sieve struct {
+	filter  nostr.Filter
+	now     nostr.Timestamp
+	expired []*nostr.Event // set apart for purging, at most maxPurgePerQuery
+}
+
+// keep reports whether evt belongs in the answer; an expired one is set
+// apart for purging.
+func (r *sieve) keep(evt *nostr.Event, raw []byte) bool {
+	if isExpired(evt, r.now) {
+		if len(r.expired) < maxPurgePerQuery {
+			if owned, err := lmdbw.Decode(raw); err == nil {
+				r.expired = append(r.expired, owned)
+			}
+		}
+		return false
+	}
+	return r.filter.Matches(evt)
+}
+
+// answer is the hits in order, the late entrants decoded.
+func (r *topReader) answer() ([]hit, error) {
+	hits := []hit(r.hits)
+	for i := range hits {
+		if hits[i].raw == nil {
+			continue
+		}
+		h, err := r.dec.hit(hits[i].raw)
+		if err != nil {
+			return nil, err
+		}
+		hits[i] = h
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
 		return cmp.Or(cmp.Compare(b.evt.CreatedAt, a.evt.CreatedAt), cmp.Compare(a.evt.ID, b.evt.ID))
 	})
-	return hits[:min(len(hits), limit)], expired, err
+	return hits, nil
+}
+
+// idBelow reports whether raw's id sorts before id (lowercase hex, whose
+// order is the bytes' order).
+func idBelow(raw []byte, id string) bool {
+	var buf [64]byte
+	return string(hexID32(buf[:], raw)) < id
+}
+
+// hexID32 writes the hex of raw's id (its first 32 bytes) into buf (64 bytes).
+func hexID32(buf, raw []byte) []byte {
+	hex.Encode(buf, raw[:32])
+	return buf
 }
 
 // hit decodes raw; a record JSON cannot carry as it is (a string that is
