@@ -13,21 +13,17 @@ import (
 )
 
 // hit is one answer of a read: the event and its JSON (nil: encode it).
-// A hit that entered the answer after the answer was full holds a copy of
-// its raw record instead (decoded once the read is over).
+// A hit that entered a full answer holds only its created_at and id until
+// the answer is read again (topReader).
 type hit struct {
 	evt  *nostr.Event
 	json []byte
 	ts   uint32
 	id   string // hex
-	raw  []byte
 }
 
-// size is what a hit holds, for the byte ceilings.
+// size is what a decoded hit holds, for the byte ceilings.
 func (h hit) size() int {
-	if h.raw != nil {
-		return len(h.raw) + hitOverhead
-	}
 	if h.json != nil {
 		return len(h.json) + hitOverhead
 	}
@@ -57,9 +53,10 @@ const (
 // match and the next candidate is older than the last of them. It holds
 // at most filter.Limit hits at any moment (a topReader): the candidates
 // of the last second are compared by the id in their raw record and
-// decoded only when they would enter the answer. The answer is newest
-// first, ties by id ascending. Expired events are set apart for purging.
-// filter's values must be de-duplicated and its limit set.
+// decoded only to check that they match. The answer is newest first, ties
+// by id ascending, and at most Limits.MaxQueryBytes of events: past that,
+// the first events of that order. Expired events are set apart for
+// purging. filter's values must be de-duplicated and its limit set.
 func (s *store) read(ctx context.Context, filter nostr.Filter) (hits []hit, expired []*nostr.Event, err error) {
 	since, until, ok := timeBounds(filter)
 	if !ok {
@@ -75,27 +72,53 @@ func (s *store) read(ctx context.Context, filter nostr.Filter) (hits []hit, expi
 	if err != nil {
 		return nil, r.expired, err
 	}
-	hits, err = r.answer()
+	hits = r.sorted()
+	if r.replaced {
+		hits, err = s.reread(ctx, r, hits, since, until)
+	}
 	return hits, r.expired, err
+}
+
+// reread reads the winners of a crowded second again, by id, in the
+// answer's order: the events they replaced are dropped first, and the
+// answer stops at the byte ceiling, a prefix of NIP-01's order.
+func (s *store) reread(ctx context.Context, r *topReader, winners []hit, since, until uint32) ([]hit, error) {
+	ids := make([]string, len(winners))
+	for i, h := range winners {
+		ids[i] = h.id
+	}
+	r.dec, r.hits = recordDecoder{}, nil
+	r.charge.release()
+	filter := r.filter
+	filter.Limit = len(ids)
+	rr := &rankedReader{sieve: sieve{filter: filter, now: r.now}, wanted: wantedIDs(ids), charge: r.charge}
+	err := s.reader.Read(ctx, s.reader.Plan(nostr.Filter{IDs: ids}), since, until, rr.visit)
+	if err == nil {
+		err = rr.failed
+	}
+	return rr.hits, err
 }
 
 // topReader keeps the best filter.Limit matches of a walk (newest first,
 // ties by lowest id) within a byte ceiling. Until the answer is full each
 // match is decoded into dec's arena (a candidate that does not match is
-// rolled back); once full, the hits are a heap with the worst on top and a
-// candidate replaces it only if it sorts before it, checked first by the
-// id in its raw record, then decoded into scratch (reset after each).
+// rolled back); once full (its limit or its ceiling), the hits are a heap
+// with the worst on top and a candidate replaces it only if it sorts
+// before it, checked first by the id in its raw record, then decoded into
+// scratch (reset before each) to check that it matches; it is kept as its
+// id only, and the answer is read again by id at the end (store.reread).
 type topReader struct {
 	sieve
-	limit   int
-	ordered bool // candidates come newest first (every plan but ids)
-	dec     recordDecoder
-	scratch recordDecoder
-	hits    hitHeap
-	full    bool
-	ties    int
-	charge  *charge
-	failed  error
+	limit    int
+	ordered  bool // candidates come newest first (every plan but ids)
+	dec      recordDecoder
+	scratch  recordDecoder
+	hits     hitHeap
+	full     bool
+	replaced bool // a hit was replaced: the answer is read again
+	ties     int
+	charge   *charge
+	failed   error
 }
 
 func newTopReader(filter nostr.Filter, c *charge, ordered bool) *topReader {
@@ -142,8 +165,12 @@ func (r *topReader) add(ts uint32, raw []byte) bool {
 	h.ts, h.id = ts, h.evt.ID
 	if err := r.charge.grow(h.size()); err != nil {
 		r.dec.rollback(m)
-		r.fill()
-		return r.stop(err)
+		if err == errBusy {
+			r.failed = err
+			return false
+		}
+		r.fill() // full at its ceiling: the candidate competes as a tie
+		return r.visit(ts, raw)
 	}
 	r.hits = append(r.hits, h)
 	if len(r.hits) >= r.limit {
@@ -156,15 +183,6 @@ func (r *topReader) add(ts uint32, raw []byte) bool {
 func (r *topReader) fill() {
 	r.limit, r.full = len(r.hits), len(r.hits) > 0
 	r.hits.init()
-}
-
-// stop ends the walk at a ceiling: the process's budget fails the read,
-// the query's own ends it with what it holds.
-func (r *topReader) stop(err error) bool {
-	if err == errBusy {
-		r.failed = err
-	}
-	return false
 }
 
 // replace puts a candidate that sorts before the worst hit in its place,
@@ -182,21 +200,10 @@ func (r *topReader) replace(ts uint32, raw []byte) bool {
 	if !r.keep(evt, raw) {
 		return true
 	}
-	h := hit{ts: ts, id: hex.EncodeToString(raw[:32]), raw: slices.Clone(raw)}
-	if err := r.charge.grow(h.size() - r.hits[0].heldRaw()); err != nil {
-		return r.stop(err)
-	}
-	r.hits[0] = h
+	r.hits[0] = hit{ts: ts, id: hex.EncodeToString(raw[:32])}
 	r.hits.fix()
+	r.replaced = true
 	return true
-}
-
-// heldRaw is what replacing h gives back (a decoded hit's arena is not).
-func (h hit) heldRaw() int {
-	if h.raw == nil {
-		return 0
-	}
-	return h.size()
 }
 
 // sieve decides which decoded candidates belong in an answer.
@@ -220,23 +227,13 @@ func (r *sieve) keep(evt *nostr.Event, raw []byte) bool {
 	return r.filter.Matches(evt)
 }
 
-// answer is the hits in order, the late entrants decoded.
-func (r *topReader) answer() ([]hit, error) {
+// sorted is the hits in NIP-01's order.
+func (r *topReader) sorted() []hit {
 	hits := []hit(r.hits)
-	for i := range hits {
-		if hits[i].raw == nil {
-			continue
-		}
-		h, err := r.dec.hit(hits[i].raw)
-		if err != nil {
-			return nil, err
-		}
-		hits[i] = h
-	}
 	slices.SortFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(b.evt.CreatedAt, a.evt.CreatedAt), cmp.Compare(a.evt.ID, b.evt.ID))
+		return cmp.Or(cmp.Compare(b.ts, a.ts), cmp.Compare(a.id, b.id))
 	})
-	return hits, nil
+	return hits
 }
 
 // idBelow reports whether raw's id sorts before id (lowercase hex, whose
