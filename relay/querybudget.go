@@ -30,42 +30,54 @@ type queryBudget struct {
 
 func newQueryBudget(limit int) *queryBudget { return &queryBudget{limit: int64(limit)} }
 
-// charge is one query's share of a budget; the zero charge of a nil
-// budget is unbounded (tests).
+// charge is one query's share of a budget: what it holds, and what it
+// has reserved of the budget (in chunks, so that a query of small events
+// touches the shared counter once or twice).
 type charge struct {
-	budget *queryBudget
-	most   int64 // the query's own ceiling
-	held   int64
+	budget   *queryBudget
+	most     int64 // the query's own ceiling
+	held     int64
+	reserved int64
 }
+
+// reserveChunk is how much a charge reserves of the budget at a time.
+const reserveChunk = 32 << 10
 
 // newCharge starts a query's charge, bounded by most bytes.
 func (b *queryBudget) newCharge(most int) *charge { return &charge{budget: b, most: int64(most)} }
 
-// grow charges n more bytes: errTooMuch past the query's ceiling, errBusy
-// past the process's budget (nothing is charged then).
+// grow charges n more bytes (n < 0 gives some back to the query): it
+// fails with errTooMuch past the query's ceiling (the first hit always
+// fits) and with errBusy past the process's budget; nothing is charged
+// then.
 func (c *charge) grow(n int) error {
-	if n <= 0 {
-		c.held += int64(n)
-		if c.budget != nil {
-			c.budget.held.Add(int64(n))
-		}
-		return nil
-	}
-	if c.held > 0 && c.held+int64(n) > c.most { // the first hit always fits
+	want := c.held + int64(n)
+	if n > 0 && c.held > 0 && want > c.most {
 		return errTooMuch
 	}
-	if c.budget != nil && c.budget.held.Add(int64(n)) > c.budget.limit {
-		c.budget.held.Add(-int64(n))
-		return errBusy
+	if want > c.reserved {
+		if err := c.reserve(want - c.reserved); err != nil {
+			return err
+		}
 	}
-	c.held += int64(n)
+	c.held = want
 	return nil
 }
 
-// release returns everything charged to the budget.
-func (c *charge) release() {
-	if c.budget != nil {
-		c.budget.held.Add(-c.held)
+// reserve takes need more bytes of the budget (a chunk when it can).
+func (c *charge) reserve(need int64) error {
+	for _, n := range []int64{max(need, reserveChunk), need} {
+		if c.budget.held.Add(n) <= c.budget.limit {
+			c.reserved += n
+			return nil
+		}
+		c.budget.held.Add(-n)
 	}
-	c.held = 0
+	return errBusy
+}
+
+// release gives back everything reserved.
+func (c *charge) release() {
+	c.budget.held.Add(-c.reserved)
+	c.held, c.reserved = 0, 0
 }

@@ -116,6 +116,8 @@ type topReader struct {
 	hits     hitHeap
 	full     bool
 	replaced bool // a hit was replaced: the answer is read again
+	heaped   bool // the hits are a heap (else in walk order)
+	worst    int  // index of the hit that sorts last
 	ties     int
 	charge   *charge
 	failed   error
@@ -135,7 +137,7 @@ func (r *topReader) visit(ts uint32, raw []byte) bool {
 	if !r.full {
 		return r.add(ts, raw)
 	}
-	w := r.hits[0]
+	w := r.hits[r.worst]
 	if r.ordered && ts < w.ts {
 		return false // older than every hit, and so is everything after it
 	}
@@ -179,10 +181,31 @@ func (r *topReader) add(ts uint32, raw []byte) bool {
 	return true
 }
 
-// fill marks the answer full at what it holds: a heap from now on.
+// fill marks the answer full at what it holds. The hits are in walk
+// order, so the worst is the highest id of the last second, found at the
+// tail; they become a heap only when a candidate replaces one (an id
+// plan, in no order, is a heap at once).
 func (r *topReader) fill() {
 	r.limit, r.full = len(r.hits), len(r.hits) > 0
-	r.hits.init()
+	if !r.ordered {
+		r.heapify()
+		return
+	}
+	last := len(r.hits) - 1
+	r.worst = last
+	for i := last - 1; i >= 0 && r.hits[i].ts == r.hits[last].ts; i-- {
+		if r.hits[i].id > r.hits[r.worst].id {
+			r.worst = i
+		}
+	}
+}
+
+// heapify turns the hits into a heap, the worst on top.
+func (r *topReader) heapify() {
+	if !r.heaped {
+		r.hits.init()
+		r.heaped, r.worst = true, 0
+	}
 }
 
 // replace puts a candidate that sorts before the worst hit in its place,
@@ -200,6 +223,7 @@ func (r *topReader) replace(ts uint32, raw []byte) bool {
 	if !r.keep(evt, raw) {
 		return true
 	}
+	r.heapify()
 	r.hits[0] = hit{ts: ts, id: hex.EncodeToString(raw[:32])}
 	r.hits.fix()
 	r.replaced = true

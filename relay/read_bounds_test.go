@@ -107,8 +107,14 @@ func crowdedIsCutByID(t *testing.T, asc bool) {
 // Past MaxQueryBytes a query answers fewer events than its limit: the
 // first ones of NIP-01's order.
 func TestRelay_QueryStopsAtItsByteCeiling(t *testing.T) {
+	for _, backend := range testBackends {
+		t.Run(backend, func(t *testing.T) { queryStopsAtItsByteCeiling(t, backend) })
+	}
+}
+
+func queryStopsAtItsByteCeiling(t *testing.T, backend string) {
 	const ceiling = 100 << 10
-	tr := openTestRelay(t, t.TempDir(), Limits{EventsPerSecond: -1, MaxQueryBytes: ceiling})
+	tr := openBackendRelay(t, backend, Limits{EventsPerSecond: -1, MaxQueryBytes: ceiling})
 	at := nostr.Now() - 1000
 	all := crowdedStore(t, tr, 40, 10_000, at, true)
 	got, err := tr.QuerySync(context.Background(), nostr.Filter{Kinds: []int{1}, Limit: 50})
@@ -130,7 +136,13 @@ func TestRelay_QueryStopsAtItsByteCeiling(t *testing.T) {
 // Past QueryMemory a query is refused with rate-limited, not answered
 // short; the budget is given back, so the next small query is answered.
 func TestRelay_QueryMemoryRefusesWithRateLimited(t *testing.T) {
-	tr := openTestRelay(t, t.TempDir(), Limits{EventsPerSecond: -1, QueryMemory: 8 << 10})
+	for _, backend := range testBackends {
+		t.Run(backend, func(t *testing.T) { queryMemoryRefuses(t, backend) })
+	}
+}
+
+func queryMemoryRefuses(t *testing.T, backend string) {
+	tr := openBackendRelay(t, backend, Limits{EventsPerSecond: -1, QueryMemory: 8 << 10})
 	crowdedStore(t, tr, 5, 10_000, nostr.Now()-1000, true)
 	_, err := tr.QuerySync(context.Background(), nostr.Filter{Kinds: []int{1}, Limit: 5})
 	if p, ok := IsRefusal(err); !ok || p != "rate-limited" {
