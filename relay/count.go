@@ -13,8 +13,8 @@ import (
 // never returns once anything matches, and CountEventsHLL panics unless an
 // HLL cache is configured. Neither is wired. Counting walks the same index
 // as REQ (lmdbw.Plan / Read), newest first, in one read transaction,
-// decoding each candidate into one scratch decoder that is reset before
-// the next: a COUNT holds one event at a time whatever the store size and
+// viewing each candidate in place (lmdbw.Viewer, no copy) before the
+// next: a COUNT holds no event whatever the store size and
 // however many events share a second. A search COUNT walks the ids the
 // search index ranks (one window of maxSearchWindow) the same way. It
 // stops at Limits.MaxCount and Limits.CountTimeout.
@@ -64,8 +64,7 @@ func (s *store) eachMatch(ctx context.Context, filter nostr.Filter, fn func(*nos
 	if !ok {
 		return nil
 	}
-	m := matcher{filter: filter, now: nostr.Now(), fn: fn, charge: s.budget.newCharge(s.limits.MaxQueryBytes)}
-	defer m.charge.release()
+	m := matcher{filter: filter, now: nostr.Now(), fn: fn}
 	plan := s.reader.Plan(filter)
 	if filter.Search != "" {
 		window := filter
@@ -87,16 +86,16 @@ func (s *store) eachMatch(ctx context.Context, filter nostr.Filter, fn func(*nos
 	return err
 }
 
-// matcher is the visit of a count: each candidate is decoded into one
-// scratch decoder and handed to fn if it matches.
+// matcher is the visit of a count: each candidate is viewed in place
+// (lmdbw.Viewer: nothing copied, nothing held) and handed to fn if it
+// matches.
 type matcher struct {
-	filter  nostr.Filter
-	now     nostr.Timestamp
-	fn      func(*nostr.Event) bool
-	wanted  map[string]struct{} // a search's ids not met yet (nil: any)
-	scratch recordDecoder
-	charge  *charge
-	failed  error
+	filter nostr.Filter
+	now    nostr.Timestamp
+	fn     func(*nostr.Event) bool
+	wanted map[string]struct{} // a search's ids not met yet (nil: any)
+	viewer lmdbw.Viewer
+	failed error
 }
 
 func (m *matcher) visit(_ uint32, raw []byte) bool {
@@ -107,17 +106,9 @@ func (m *matcher) visit(_ uint32, raw []byte) bool {
 	if m.wanted != nil && !takeWanted(m.wanted, raw) {
 		return true
 	}
-	m.scratch.reset()
-	evt, _, err := m.scratch.decode(raw)
-	if err == errNotUTF8 {
-		evt, err = lmdbw.Decode(raw)
-	}
+	evt, err := m.viewer.View(raw)
 	if err != nil {
 		m.failed = err
-		return false
-	}
-	if more := cap(m.scratch.d.buf) - int(m.charge.held); more > 0 && m.charge.grow(more) == errBusy {
-		m.failed = errBusy
 		return false
 	}
 	if isExpired(evt, m.now) || !m.filter.Matches(evt) {

@@ -100,12 +100,6 @@ func (rd *recordDecoder) rollback(m decoderMark) {
 	rd.d.buf, rd.events, rd.tags, rd.items = m.buf, m.events, m.tags, m.items
 }
 
-// reset drops every event decoded so far and keeps the memory for the
-// next ones (a scratch decoder whose events nothing holds).
-func (rd *recordDecoder) reset() {
-	rd.d.buf, rd.events, rd.tags, rd.items = rd.d.buf[:0], rd.events[:0], rd.tags[:0], rd.items[:0]
-}
-
 // tagList returns n fresh tag slots from the slab.
 func (rd *recordDecoder) tagList(n int) nostr.Tags {
 	if cap(rd.tags)-len(rd.tags) < n {

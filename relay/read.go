@@ -104,15 +104,15 @@ func (s *store) reread(ctx context.Context, r *topReader, winners []hit, since, 
 // match is decoded into dec's arena (a candidate that does not match is
 // rolled back); once full (its limit or its ceiling), the hits are a heap
 // with the worst on top and a candidate replaces it only if it sorts
-// before it, checked first by the id in its raw record, then decoded into
-// scratch (reset before each) to check that it matches; it is kept as its
+// before it, checked first by the id in its raw record, then viewed in
+// place (lmdbw.Viewer) to check that it matches; it is kept as its
 // id only, and the answer is read again by id at the end (store.reread).
 type topReader struct {
 	sieve
 	limit    int
 	ordered  bool // candidates come newest first (every plan but ids)
 	dec      recordDecoder
-	scratch  recordDecoder
+	viewer   lmdbw.Viewer // checks a candidate of a full answer in place
 	hits     hitHeap
 	full     bool
 	replaced bool // a hit was replaced: the answer is read again
@@ -211,11 +211,7 @@ func (r *topReader) heapify() {
 // replace puts a candidate that sorts before the worst hit in its place,
 // if it matches.
 func (r *topReader) replace(ts uint32, raw []byte) bool {
-	r.scratch.reset()
-	evt, _, err := r.scratch.decode(raw)
-	if err == errNotUTF8 {
-		evt, err = lmdbw.Decode(raw)
-	}
+	evt, err := r.viewer.View(raw)
 	if err != nil {
 		r.failed = err
 		return false
