@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -94,29 +95,23 @@ func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Lo
 // rebuildSearch re-indexes every searchable event in LMDB: after a crash
 // the asynchronous index may lack the last events (re-indexing is an
 // idempotent update; entries of since-deleted events are harmless, as
-// search results are read back from LMDB).
+// search results are read back from LMDB). One walk of the kind index,
+// each event decoded alone and queued: it holds no page of events.
 func (s *store) rebuildSearch(ctx context.Context, log *slog.Logger) error {
-	const page = 5000
-	seen := map[string]struct{}{}
-	var until *nostr.Timestamp
-	for {
-		evts, err := s.drain(s.events.QueryEvents(ctx, nostr.Filter{Kinds: searchKinds, Until: until, Limit: page}))
+	n, failed := 0, error(nil)
+	f := nostr.Filter{Kinds: searchKinds}
+	err := s.reader.Read(ctx, s.reader.Plan(f), 0, math.MaxUint32, func(_ uint32, raw []byte) bool {
+		evt, err := lmdbw.Decode(raw)
 		if err != nil {
-			return fmt.Errorf("rebuild search index: %w", err)
+			failed = err
+			return false
 		}
-		fresh := 0
-		for _, evt := range evts {
-			if _, ok := seen[evt.ID]; !ok {
-				seen[evt.ID] = struct{}{}
-				s.search.index(evt)
-				fresh++
-			}
-		}
-		if fresh == 0 || len(evts) < page {
-			break
-		}
-		oldest := evts[len(evts)-1].CreatedAt
-		until = &oldest
+		s.search.index(evt)
+		n++
+		return true
+	})
+	if err = errors.Join(err, failed); err != nil {
+		return fmt.Errorf("rebuild search index: %w", err)
 	}
 	if err := s.search.flush(ctx); err != nil {
 		// A full disk must not keep the relay from starting: searches miss
@@ -124,8 +119,8 @@ func (s *store) rebuildSearch(ctx context.Context, log *slog.Logger) error {
 		log.Warn("search index rebuild not written", "err", err)
 		return ctx.Err()
 	}
-	if len(seen) > 0 {
-		log.Info("search index rebuilt from the event store", "events", len(seen))
+	if n > 0 {
+		log.Info("search index rebuilt from the event store", "events", n)
 	}
 	return nil
 }
@@ -293,19 +288,6 @@ func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Eve
 	}
 	close(out)
 	return out, nil
-}
-
-// drain collects a query channel to the end: an abandoned channel would pin
-// an LMDB read transaction.
-func (s *store) drain(src chan *nostr.Event, err error) ([]*nostr.Event, error) {
-	if err != nil {
-		return nil, err
-	}
-	var raw []*nostr.Event
-	for evt := range src {
-		raw = append(raw, evt)
-	}
-	return raw, nil
 }
 
 // querySync collects query's results.
