@@ -14,13 +14,14 @@ import (
 // Limits.QueryMemory bytes; a query that would take the process past it is
 // refused with errBusy.
 
-// errBusy refuses a query that would take the memory held by the process's
-// queries past Limits.QueryMemory.
-var errBusy = errorf("rate-limited", "too many large queries at once, try again")
-
-// errTooMuch ends a read at its own byte ceiling (internal: the read then
-// answers what it holds).
-var errTooMuch = errors.New("relay: query byte ceiling reached")
+var (
+	// errBusy refuses a query that would take the memory held by the
+	// process's queries past Limits.QueryMemory.
+	errBusy = errorf("rate-limited", "too many large queries at once, try again")
+	// errTooMuch ends a read at its own byte ceiling (internal: the read
+	// then answers what it holds).
+	errTooMuch = errors.New("relay: query byte ceiling reached")
+)
 
 // queryBudget is the process-wide count of bytes held by queries.
 type queryBudget struct {

@@ -57,4 +57,3 @@ func BenchmarkRelay_QuerySync(b *testing.B) {
 		})
 	}
 }
-
