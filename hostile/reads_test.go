@@ -28,24 +28,24 @@ func TestCrowdedSecond_REQHoldsAtMostItsLimit(t *testing.T) {
 	const growthBound = 96 << 20
 	n := startNode(t, map[string]any{"events_per_second": -1})
 	at := nostr.Now() - 1000
-	ids := crowd(t, n, 200, func(i int) *nostr.Event {
+	ids := readsCrowd(t, n, 200, func(i int) *nostr.Event {
 		return &nostr.Event{Kind: 1, CreatedAt: at, Content: fmt.Sprint(i, strings.Repeat("c", 60_000)),
-			Tags: bulkyTags("x", 5, 60_000)}
+			Tags: readsBulkyTags("x", 5, 60_000)}
 	})
 	slices.Sort(ids)
 
 	c := dialRaw(t, n, 0)
-	before := n.resetPeak(t)
+	before := n.readsResetPeak(t)
 	for i := range 4 {
 		c.send(t, "REQ", fmt.Sprint("q", i), map[string]any{"kinds": []int{1}, "until": at, "limit": 1})
 	}
-	for _, evt := range c.collect(t, 4, "EVENT") {
+	for _, evt := range c.readsCollect(t, 4, "EVENT") {
 		var got nostr.Event
 		if err := json.Unmarshal(evt[2], &got); err != nil || got.ID != ids[0] {
 			t.Errorf("%s answered %s (%v), want the lowest id of the second %s", evt[1], got.ID, err, ids[0])
 		}
 	}
-	peak := n.peakRSS(t)
+	peak := n.readsPeakRSS(t)
 	t.Logf("RSS before the queries %d MB, peak during them %d MB", before>>20, peak>>20)
 	if peak-before > growthBound {
 		t.Errorf("4 REQs of limit 1 grew the node by %d MB (bound %d MB)", (peak-before)>>20, growthBound>>20)
@@ -59,10 +59,10 @@ func TestCrowdedSecond_REQHoldsAtMostItsLimit(t *testing.T) {
 func TestSearchCOUNT_holdsIDsNotEvents(t *testing.T) {
 	const defs, growthBound = 300, 64 << 20
 	n := startNode(t, map[string]any{"events_per_second": -1, "requests_per_second": -1})
-	crowd(t, n, defs, func(i int) *nostr.Event {
+	readsCrowd(t, n, defs, func(i int) *nostr.Event {
 		// large in tags the index does not hold, so that indexing them costs little
 		return &nostr.Event{Kind: 4199, CreatedAt: nostr.Now(), Content: fmt.Sprint("fill ", i),
-			Tags: append(nostr.Tags{{"title", fmt.Sprint("fill ", i)}}, bulkyTags("instructions", 2, 50_000)...)}
+			Tags: append(nostr.Tags{{"title", fmt.Sprint("fill ", i)}}, readsBulkyTags("instructions", 2, 50_000)...)}
 	})
 
 	conns := make([]rawConn, 8)
@@ -73,30 +73,30 @@ func TestSearchCOUNT_holdsIDsNotEvents(t *testing.T) {
 	// indexing's memory is not the attack's)
 	conns[0].send(t, "COUNT", "warm", map[string]any{"search": "fill"})
 	conns[0].next(t, 60*time.Second, "COUNT", "warm")
-	before := n.resetPeak(t)
+	before := n.readsResetPeak(t)
 	for _, c := range conns {
 		for q := range 4 {
 			c.send(t, "COUNT", fmt.Sprint("n", q), map[string]any{"search": "fill"})
 		}
 	}
 	for _, c := range conns {
-		for _, msg := range c.collect(t, 4, "COUNT") {
+		for _, msg := range c.readsCollect(t, 4, "COUNT") {
 			var res struct{ Count int }
 			if err := json.Unmarshal(msg[2], &res); err != nil || res.Count != defs {
 				t.Errorf("COUNT search answered %s, want %d", msg[2], defs)
 			}
 		}
 	}
-	peak := n.peakRSS(t)
+	peak := n.readsPeakRSS(t)
 	t.Logf("RSS before the counts %d MB, peak during them %d MB", before>>20, peak>>20)
 	if peak-before > growthBound {
 		t.Errorf("32 search COUNTs grew the node by %d MB (bound %d MB)", (peak-before)>>20, growthBound>>20)
 	}
 }
 
-// collect reads messages until it has n labelled label (in any order),
+// readsCollect reads messages until it has n labelled label (in any order),
 // within a generous deadline, and returns them.
-func (c rawConn) collect(t *testing.T, n int, label string) [][]json.RawMessage {
+func (c rawConn) readsCollect(t *testing.T, n int, label string) [][]json.RawMessage {
 	t.Helper()
 	var out [][]json.RawMessage
 	for len(out) < n {
@@ -105,9 +105,9 @@ func (c rawConn) collect(t *testing.T, n int, label string) [][]json.RawMessage 
 	return out
 }
 
-// crowd signs count events made by build (one key per worker) and
+// readsCrowd signs count events made by build (one key per worker) and
 // publishes them over 4 connections; it returns their ids.
-func crowd(t *testing.T, n *node, count int, build func(i int) *nostr.Event) []string {
+func readsCrowd(t *testing.T, n *node, count int, build func(i int) *nostr.Event) []string {
 	t.Helper()
 	var mu sync.Mutex
 	var ids []string
@@ -125,7 +125,7 @@ func crowd(t *testing.T, n *node, count int, build func(i int) *nostr.Event) []s
 					errs <- err
 					return
 				}
-				if _, err := publishEvent(c, evt, 30*time.Second); err != nil {
+				if _, err := readsPublish(c, evt, 30*time.Second); err != nil {
 					errs <- fmt.Errorf("publish %d: %w", i, err)
 					return
 				}
@@ -138,13 +138,13 @@ func crowd(t *testing.T, n *node, count int, build func(i int) *nostr.Event) []s
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatalf("crowd: %v", err)
+		t.Fatalf("publish the crowd: %v", err)
 	}
 	return ids
 }
 
-// bulkyTags is count tags named name, each with a value of size bytes.
-func bulkyTags(name string, count, size int) nostr.Tags {
+// readsBulkyTags is count tags named name, each with a value of size bytes.
+func readsBulkyTags(name string, count, size int) nostr.Tags {
 	tags := make(nostr.Tags, count)
 	for i := range tags {
 		tags[i] = nostr.Tag{name, fmt.Sprint(i, strings.Repeat("v", size))}
@@ -152,9 +152,9 @@ func bulkyTags(name string, count, size int) nostr.Tags {
 	return tags
 }
 
-// resetPeak resets the node's peak RSS (VmHWM) to its current RSS, which
+// readsResetPeak resets the node's peak RSS (VmHWM) to its current RSS, which
 // it returns.
-func (n *node) resetPeak(t *testing.T) int64 {
+func (n *node) readsResetPeak(t *testing.T) int64 {
 	t.Helper()
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", n.cmd.Process.Pid), []byte("5"), 0); err != nil {
 		t.Fatalf("reset the node's peak RSS: %v", err)
@@ -162,8 +162,8 @@ func (n *node) resetPeak(t *testing.T) int64 {
 	return n.rssBytes(t)
 }
 
-// peakRSS is the node's peak RSS (VmHWM) since start or resetPeak.
-func (n *node) peakRSS(t *testing.T) int64 {
+// readsPeakRSS is the node's peak RSS (VmHWM) since start or readsResetPeak.
+func (n *node) readsPeakRSS(t *testing.T) int64 {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", n.cmd.Process.Pid))
 	if err != nil {
@@ -179,8 +179,8 @@ func (n *node) peakRSS(t *testing.T) int64 {
 	return 0
 }
 
-// publishEvent publishes a signed event, waiting up to wait for its OK.
-func publishEvent(c *relayclient.Conn, evt *nostr.Event, wait time.Duration) (*nostr.Event, error) {
+// readsPublish publishes a signed event, waiting up to wait for its OK.
+func readsPublish(c *relayclient.Conn, evt *nostr.Event, wait time.Duration) (*nostr.Event, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	return evt, c.Publish(ctx, evt)
