@@ -68,6 +68,8 @@ type Limits struct {
 	DefaultLimit     int           // limit applied to a REQ without one
 	MaxCount         int           // COUNT stops here and reports approximate
 	CountTimeout     time.Duration // COUNT gives up after this long
+	MaxQueryBytes    int           // bytes of events one REQ holds at most; past them it answers fewer than its limit
+	QueryMemory      int           // bytes of events all queries of the process hold at most; past them queries are refused (rate-limited)
 	EventsPerSecond  int           // sustained events per second per IP
 	EventsBurst      int           // burst of events per IP
 	MaxFutureSkew    time.Duration // created_at may be at most this far ahead
@@ -102,6 +104,8 @@ var DefaultLimits = Limits{
 	DefaultLimit:     500,
 	MaxCount:         1_000_000,
 	CountTimeout:     5 * time.Second,
+	MaxQueryBytes:    16 << 20,
+	QueryMemory:      192 << 20,
 	EventsPerSecond:  200,
 	EventsBurst:      2000,
 	MaxFutureSkew:    15 * time.Minute,
@@ -143,6 +147,8 @@ func (l Limits) withDefaults() Limits {
 	pick(&l.MaxLimit, d.MaxLimit)
 	pick(&l.DefaultLimit, d.DefaultLimit)
 	pick(&l.MaxCount, d.MaxCount)
+	pick(&l.MaxQueryBytes, d.MaxQueryBytes)
+	pick(&l.QueryMemory, d.QueryMemory)
 	pick(&l.EventsPerSecond, d.EventsPerSecond)
 	pick(&l.EventsBurst, d.EventsBurst)
 	pick(&l.MaxSubscriptions, d.MaxSubscriptions)

@@ -22,6 +22,8 @@ type serveRelay struct {
 	DefaultLimit          int `json:"default_limit"`
 	MaxCount              int `json:"max_count"`
 	CountTimeoutSeconds   int `json:"count_timeout_seconds"`
+	MaxQueryBytes         int `json:"max_query_bytes"`
+	QueryMemory           int `json:"query_memory"`
 	EventsPerSecond       int `json:"events_per_second"`
 	EventsBurst           int `json:"events_burst"`
 	MaxFutureSkewSeconds  int `json:"max_future_skew_seconds"`
@@ -61,6 +63,7 @@ func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
 		"max_message_bytes": r.MaxMessageBytes, "max_content_bytes": r.MaxContentBytes, "max_event_tags": r.MaxEventTags,
 		"max_tag_value_bytes": r.MaxTagValueBytes, "max_limit": r.MaxLimit, "default_limit": r.DefaultLimit,
 		"max_count": r.MaxCount, "count_timeout_seconds": r.CountTimeoutSeconds, "max_future_skew_seconds": r.MaxFutureSkewSeconds,
+		"max_query_bytes": r.MaxQueryBytes, "query_memory": r.QueryMemory,
 		"max_subscriptions": r.MaxSubscriptions, "max_filters": r.MaxFilters, "max_filter_values": r.MaxFilterValues,
 		"max_search_words": r.MaxSearchWords, "max_concurrent_queries": r.MaxConcurrentQueries,
 		"max_concurrent_messages": r.MaxConcurrentMessages, "max_outbound_bytes": r.MaxOutboundBytes,
@@ -88,6 +91,7 @@ func (c *ServeCommand) relayLimits() relay.Limits {
 		MaxMessageBytes: r.MaxMessageBytes, MaxContentBytes: r.MaxContentBytes, MaxEventTags: r.MaxEventTags,
 		MaxTagValueBytes: r.MaxTagValueBytes, MaxLimit: r.MaxLimit, DefaultLimit: r.DefaultLimit,
 		MaxCount: r.MaxCount, CountTimeout: sec(r.CountTimeoutSeconds),
+		MaxQueryBytes: r.MaxQueryBytes, QueryMemory: r.QueryMemory,
 		EventsPerSecond: r.EventsPerSecond, EventsBurst: r.EventsBurst, MaxFutureSkew: sec(r.MaxFutureSkewSeconds),
 		MaxSubscriptions: r.MaxSubscriptions, MaxFilters: r.MaxFilters, MaxFilterValues: r.MaxFilterValues,
 		MaxSearchWords: r.MaxSearchWords, MaxConcurrentQueries: r.MaxConcurrentQueries,
