@@ -43,8 +43,9 @@ func connectionsFor(nofile uint64) int {
 	return int(max(min(n-headroom, maxConnectionsCap), 16))
 }
 
-// errBusy is the refusal of new work while memory is near the ceiling.
-const errBusy = "rate-limited: node is busy (memory near its ceiling); try again later"
+// memoryBusyReason is the refusal of new work while memory is near the
+// ceiling (a message: the wire and HTTP carry it as text).
+const memoryBusyReason = "rate-limited: node is busy (memory near its ceiling); try again later"
 
 // wireConnections bounds websockets per client address and in all, and
 // sheds new connections, REQ, COUNT and EVENT from clients while the
@@ -55,11 +56,11 @@ func (r *Relay) wireConnections(rl *khatru.Relay) {
 	r.mem = memguard.New(lim.MemoryCeiling)
 	rl.AdmitConnection = r.admit
 	rl.RejectRequest = append(rl.RejectRequest, func(context.Context, nostr.Filters) (bool, string) {
-		return r.mem.Busy(), errBusy
+		return r.mem.Busy(), memoryBusyReason
 	})
 	rl.RejectEvent = append(rl.RejectEvent, func(ctx context.Context, _ *nostr.Event) (bool, string) {
 		// the node's own publishes (no connection) are its work, not new load
-		return khatru.GetConnection(ctx) != nil && r.mem.Busy(), errBusy
+		return khatru.GetConnection(ctx) != nil && r.mem.Busy(), memoryBusyReason
 	})
 }
 
@@ -68,7 +69,7 @@ func (r *Relay) wireConnections(rl *khatru.Relay) {
 func (r *Relay) admit(req *http.Request) (release func(), status int, reason string) {
 	if r.mem.Busy() {
 		r.shed.Add(1)
-		return nil, http.StatusServiceUnavailable, errBusy
+		return nil, http.StatusServiceUnavailable, memoryBusyReason
 	}
 	release, status, reason = r.connLimit.Admit(policies.ClientIP(req, r.cfg.TrustedProxies))
 	if status != 0 {
@@ -98,6 +99,6 @@ func (r *Relay) Shed(next http.Handler) http.Handler {
 		r.shed.Add(1)
 		w.Header().Set("Retry-After", "5")
 		w.Header().Set("Connection", "close")
-		http.Error(w, errBusy, http.StatusServiceUnavailable)
+		http.Error(w, memoryBusyReason, http.StatusServiceUnavailable)
 	})
 }
