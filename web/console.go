@@ -103,6 +103,8 @@ type consoleData struct {
 	Decided  []consent.Approval
 	Revoked  []consent.Revocation
 	Notice   string
+	// TokenFile is where the operator's API token is.
+	TokenFile string
 }
 
 // mountConsole registers the owner console on mux.
@@ -127,7 +129,8 @@ func (s *Site) mountConsole(mux *http.ServeMux) {
 // consolePage renders /console: the sign-in form, or the owner's queue.
 func (s *Site) consolePage(r *http.Request) (view, error) {
 	_, sess, ok := s.sessions.get(r)
-	d := consoleData{SignedIn: ok, Enabled: s.cfg.Consent != nil, CSRF: sess.csrf, Notice: clipNotice(r.FormValue("done"))}
+	d := consoleData{SignedIn: ok, Enabled: s.cfg.Consent != nil, CSRF: sess.csrf, Notice: clipNotice(r.FormValue("done")),
+		TokenFile: s.cfg.TokenFile}
 	if !ok || !d.Enabled {
 		return view{name: "console", title: "Owner console", data: d}, nil
 	}
@@ -153,7 +156,7 @@ func (s *Site) consoleLogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	if s.cfg.Token == "" || httpauth.Equal(s.cfg.Token, strings.TrimSpace(r.FormValue("token"))) != nil {
 		s.render(w, view{name: "console", title: "Owner console", status: http.StatusUnauthorized,
-			data: consoleData{Error: "That is not this node's API token (agentnode-data/agents/api.token)."}})
+			data: consoleData{Error: "That is not this node's API token (" + s.cfg.TokenFile + ").", TokenFile: s.cfg.TokenFile}})
 		return
 	}
 	id, _ := s.sessions.open()

@@ -62,6 +62,9 @@ type Config struct {
 	// token the console refuses every sign-in.
 	Consent Consent
 	Token   string
+	// TokenFile is where the operator finds Token, named in the sign-in
+	// hint ("": "<data>/agents/api.token").
+	TokenFile string
 	// Name is the node's name in page titles ("" : "agentnode").
 	Name string
 	// Version is shown in the footer.
@@ -84,11 +87,13 @@ const (
 	DefaultRenderWait = 2 * time.Second
 )
 
-// ContentSecurityPolicy is sent with every page: no script runs, styles
-// and images come from the node (images also over https), forms post
-// only to the node, nothing may frame the page.
-const ContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self' https:; " +
-	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+// ContentSecurityPolicy is sent with every page: scripts, styles and
+// images come from the node only (images also over https) — no inline
+// script or handler runs, so nothing a stranger writes can; the node's
+// scripts (static/*.js: copy buttons, the console's Nostr sign-in) call
+// only the node; forms post only to the node; nothing may frame the page.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; " +
+	"img-src 'self' https:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
 //go:embed templates/*.html
 var templateFS embed.FS
@@ -120,6 +125,9 @@ func New(cfg Config) *Site {
 	if cfg.MaxRenders <= 0 {
 		cfg.MaxRenders = DefaultMaxRenders
 	}
+	if cfg.TokenFile == "" {
+		cfg.TokenFile = "<data>/agents/api.token"
+	}
 	if cfg.RenderWait <= 0 {
 		cfg.RenderWait = DefaultRenderWait
 	}
@@ -129,7 +137,7 @@ func New(cfg Config) *Site {
 
 // pageNames are the templates/<name>.html pages, each rendered inside
 // templates/layout.html.
-var pageNames = []string{"index", "agent", "definition", "lesson", "capabilities", "search", "notfound", "console"}
+var pageNames = []string{"index", "agent", "definition", "lesson", "lessons", "capabilities", "search", "notfound", "console"}
 
 func parsePages() map[string]*template.Template {
 	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
@@ -146,6 +154,7 @@ func (s *Site) Mount(mux *http.ServeMux, next http.Handler) {
 	mux.Handle("GET /{$}", s.index(next))
 	mux.Handle("GET /agents/{id}", s.page(s.agentPage))
 	mux.Handle("GET /definitions/{id}", s.page(s.definitionPage))
+	mux.Handle("GET /lessons", s.page(s.lessonsPage))
 	mux.Handle("GET /lessons/{id}", s.page(s.lessonView))
 	mux.Handle("GET /capabilities", s.page(s.capabilitiesPage))
 	mux.Handle("GET /search", s.page(s.searchPage))
