@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/capabilities/registry"
+	"github.com/agentnode/agentnode/internal/httpauth"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -62,6 +63,9 @@ type Config struct {
 	// token the console refuses every sign-in.
 	Consent Consent
 	Token   string
+	// Installed names each local agent's owner: an owner who signs in with
+	// their Nostr key manages only those agents (nil: owners cannot sign in).
+	Installed Installed
 	// TokenFile is where the operator finds Token, named in the sign-in
 	// hint ("": "<data>/agents/api.token").
 	TokenFile string
@@ -106,8 +110,9 @@ type Site struct {
 	cfg      Config
 	pages    map[string]*template.Template
 	log      *slog.Logger
-	sessions *sessions     // the owner console's
-	renders  chan struct{} // a token per page being built
+	sessions *sessions       // the owner console's
+	nip98    *httpauth.Nostr // owners' sign-in (NIP-98), against replays
+	renders  chan struct{}   // a token per page being built
 }
 
 // New parses the embedded templates; it panics if they do not parse (a
@@ -131,7 +136,7 @@ func New(cfg Config) *Site {
 	if cfg.RenderWait <= 0 {
 		cfg.RenderWait = DefaultRenderWait
 	}
-	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger, sessions: newSessions(),
+	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger, sessions: newSessions(), nip98: httpauth.NewNostr(nil),
 		renders: make(chan struct{}, cfg.MaxRenders)}
 }
 

@@ -29,6 +29,9 @@ func (c *ServeCommand) mountWeb(mux *http.ServeMux, token string, logger *slog.L
 	if c.acp.consent != nil { // never a typed nil in the interface
 		cfg.Consent = c.acp.consent
 	}
+	if c.daemon != nil {
+		cfg.Installed = c.daemon
+	}
 	site := web.New(cfg)
 	site.Mount(mux, c.relay)
 	mux.Handle("GET /metrics", c.rt.metrics.Handler())
