@@ -10,6 +10,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/consent"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/httpauth"
 )
 
 // Installed lists the agents installed on this node with their owners
@@ -36,18 +37,30 @@ var (
 // {"owner": npub} with the session cookie, or 401/403 {"error": reason}.
 func (s *Site) nostrLogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	owner, err := s.nip98.Verify(r)
-	if err != nil {
+	owner, err := s.nip98.VerifyFor(r, s.ownsAgents)
+	switch {
+	case errors.Is(err, ErrNoAgents):
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": err.Error()})
+		return
+	case errors.Is(err, httpauth.ErrNostrBusy):
+		w.Header().Set("Retry-After", "60")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+		return
+	case err != nil:
 		w.Header().Set("WWW-Authenticate", `Nostr realm="agentnode"`)
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": err.Error()})
 		return
 	}
-	if len(s.ownedBy(owner)) == 0 {
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": fmt.Sprintf("%s: %s", ErrNoAgents, npub(owner))})
-		return
-	}
 	s.startSession(w, r, owner)
 	writeJSON(w, http.StatusOK, map[string]string{"owner": npub(owner)})
+}
+
+// ownsAgents admits a signer who owns an agent here (ErrNoAgents else).
+func (s *Site) ownsAgents(owner string) error {
+	if len(s.ownedBy(owner)) == 0 {
+		return fmt.Errorf("%w: %s", ErrNoAgents, npub(owner))
+	}
+	return nil
 }
 
 // ownedBy is the installed agents whose owner is owner (hex).

@@ -66,12 +66,25 @@ func NewNostr(now func() time.Time) *Nostr {
 // been used before. A request body is not bound (no "payload" check):
 // use it for requests whose meaning is the URL and method.
 func (n *Nostr) Verify(r *http.Request) (string, error) {
+	return n.VerifyFor(r, nil)
+}
+
+// VerifyFor is Verify that first asks admit (nil: everyone) whether the
+// signer may go on; a refused signer's event is not remembered, so keys
+// the caller does not know cannot fill the replay memory (MaxSeen) and
+// lock the known ones out. admit's error is returned as is.
+func (n *Nostr) VerifyFor(r *http.Request, admit func(pubkey string) error) (string, error) {
 	evt, err := nostrEvent(r)
 	if err != nil {
 		return "", err
 	}
 	if err := n.check(evt, r); err != nil {
 		return "", err
+	}
+	if admit != nil {
+		if err := admit(evt.PubKey); err != nil {
+			return "", err
+		}
 	}
 	return evt.PubKey, n.remember(evt.ID)
 }

@@ -122,3 +122,32 @@ func TestNostr_VerifySeenIsBounded(t *testing.T) {
 		t.Fatalf("once the remembered events expired: %v, want a sign-in", err)
 	}
 }
+
+// A signer admit refuses is not remembered: MaxSeen refused sign-ins
+// leave room for an admitted one.
+func TestNostr_VerifyForRemembersOnlyAdmitted(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	v := httpauth.NewNostr(func() time.Time { return now })
+	owner := nostr.GeneratePrivateKey()
+	ownerPK, _ := nostr.GetPublicKey(owner)
+	errStranger := errors.New("not an owner")
+	admit := func(pk string) error {
+		if pk != ownerPK {
+			return errStranger
+		}
+		return nil
+	}
+	stranger := nostr.GeneratePrivateKey()
+	for i := range httpauth.MaxSeen + 1 {
+		r := httptest.NewRequest("POST", "http://n.example/login", nil)
+		r.Header.Set("Authorization", nip98(t, stranger, "POST", "http://n.example/login", now, func(e *nostr.Event) { e.Content = time.Duration(i).String() }))
+		if _, err := v.VerifyFor(r, admit); !errors.Is(err, errStranger) {
+			t.Fatalf("stranger %d: %v, want admit's refusal", i, err)
+		}
+	}
+	r := httptest.NewRequest("POST", "http://n.example/login", nil)
+	r.Header.Set("Authorization", nip98(t, owner, "POST", "http://n.example/login", now, nil))
+	if got, err := v.VerifyFor(r, admit); err != nil || got != ownerPK {
+		t.Fatalf("the owner after %d strangers: %s, %v", httpauth.MaxSeen+1, got, err)
+	}
+}
