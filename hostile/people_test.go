@@ -67,7 +67,9 @@ func TestOwnerSignIn_strangersGetRefusalsAndNoSessions(t *testing.T) {
 		{func(int) string { return replayed }, http.StatusForbidden, regexp.MustCompile(`no agent on this node names this key`)},
 		{func(int) string { return "Nostr " + strings.Repeat("A", 64<<10) }, http.StatusUnauthorized, regexp.MustCompile(`malformed NIP-98 authorization: longer than 4096 bytes`)},
 		{func(int) string { return "Nostr not-base64!" }, http.StatusUnauthorized, regexp.MustCompile(`malformed NIP-98 authorization: not base64`)},
-		{func(int) string { return nip98Header(t, strangerSK, "http://elsewhere.example/console/nostr-login", "x") }, http.StatusUnauthorized,
+		{func(int) string {
+			return nip98Header(t, strangerSK, "http://elsewhere.example/console/nostr-login", "x")
+		}, http.StatusUnauthorized,
 			regexp.MustCompile(`u\\" tag is not this URL`)},
 	}
 	const total, workers = 6000, 16

@@ -27,27 +27,27 @@ const scriptLesson = `<script>window.__pwned=1</script><img src=x onerror="windo
 
 // pageReport is what browser.mjs saw on one page.
 type pageReport struct {
-	Status      int       `json:"status"`
-	CSP         string    `json:"csp"`
-	Console     []string  `json:"console"`
-	Title       string    `json:"title"`
-	Text        string    `json:"text"`
-	Pwned       any       `json:"pwned"`
-	Scripts     int       `json:"scripts"`
+	Status  int      `json:"status"`
+	CSP     string   `json:"csp"`
+	Console []string `json:"console"`
+	Title   string   `json:"title"`
+	Text    string   `json:"text"`
+	Pwned   any      `json:"pwned"`
+	Scripts int      `json:"scripts"`
 	// ScriptSrc is each script's src ("inline" for none).
 	ScriptSrc []string `json:"scriptSources"`
 	// Overflow is how many pixels the page is wider than a screen of the
 	// given width (browse's widths).
-	Overflow map[string]int `json:"overflow"`
-	Shares   []share        `json:"shares"`
-	Copied   *copied        `json:"copied"`
-	Comments []string       `json:"comments"`
-	Agents      []string  `json:"agents"`
-	Definitions []string  `json:"definitions"`
-	Packages    []string  `json:"packages"`
-	Ownership   *badge    `json:"ownership"`
-	EvAgent     *evidence `json:"evidenceAgent"`
-	EvOwner     *evidence `json:"evidenceOwner"`
+	Overflow    map[string]int `json:"overflow"`
+	Shares      []share        `json:"shares"`
+	Copied      *copied        `json:"copied"`
+	Comments    []string       `json:"comments"`
+	Agents      []string       `json:"agents"`
+	Definitions []string       `json:"definitions"`
+	Packages    []string       `json:"packages"`
+	Ownership   *badge         `json:"ownership"`
+	EvAgent     *evidence      `json:"evidenceAgent"`
+	EvOwner     *evidence      `json:"evidenceOwner"`
 	Lessons     []struct {
 		Title    string `json:"title"`
 		Text     string `json:"text"`
