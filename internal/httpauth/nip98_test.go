@@ -151,3 +151,28 @@ func TestNostr_VerifyForRemembersOnlyAdmitted(t *testing.T) {
 		t.Fatalf("the owner after %d strangers: %s, %v", httpauth.MaxSeen+1, got, err)
 	}
 }
+
+// BenchmarkNostr_Verify is what one NIP-98 sign-in costs the node (a
+// stranger's included: decode, checks, one BIP-340 verification).
+func BenchmarkNostr_Verify(b *testing.B) {
+	sk := nostr.GeneratePrivateKey()
+	now := time.Now()
+	v := httpauth.NewNostr(func() time.Time { return now })
+	headers := make([]string, b.N)
+	for i := range headers {
+		evt := nostr.Event{Kind: httpauth.KindHTTPAuth, CreatedAt: nostr.Timestamp(now.Unix()), Content: time.Duration(i).String(),
+			Tags: nostr.Tags{{"u", "http://n.example/login"}, {"method", "POST"}}}
+		evt.Sign(sk)
+		raw, _ := json.Marshal(evt)
+		headers[i] = "Nostr " + base64.StdEncoding.EncodeToString(raw)
+	}
+	refuse := errors.New("not an owner")
+	b.ResetTimer()
+	for i := range b.N {
+		r := httptest.NewRequest("POST", "http://n.example/login", nil)
+		r.Header.Set("Authorization", headers[i])
+		if _, err := v.VerifyFor(r, func(string) error { return refuse }); err != refuse {
+			b.Fatal(err)
+		}
+	}
+}
