@@ -41,7 +41,7 @@ var phoneWidths = []int{390, 1280}
 
 // TestWebPagesFitPhones loads every public page (directory, agent,
 // definition, lesson with a comment, recent lessons, capabilities,
-// search) in headless chromium at 390 and 1280 px: none is wider than the
+// search, the console's sign-in) in headless chromium at 390 and 1280 px: none is wider than the
 // screen; the agent page offers its npub as text, as a nostr: link and as
 // a copy button whose click puts the npub on the clipboard; the lesson
 // page lists its comment; /lessons lists the recent lessons.
@@ -56,7 +56,8 @@ func TestWebPagesFitPhones(t *testing.T) {
 		"--key", nostr.GeneratePrivateKey(), "--relay", "ws://"+f.addr, "--json")
 	pages := map[string]string{"directory": base + "/", "agent": base + "/agents/" + f.agentNpub,
 		"definition": base + "/definitions/" + f.defA, "lesson": base + "/lessons/" + f.strangerLesson,
-		"lessons": base + "/lessons", "capabilities": base + "/capabilities", "search": base + "/search?q=reviewer"}
+		"lessons": base + "/lessons", "capabilities": base + "/capabilities", "search": base + "/search?q=reviewer",
+		"console": base + "/console"}
 	got := browseWith(t, node, root, shots, pages, browseOpts{widths: phoneWidths})
 	checkCommon(t, got)
 	checkFits(t, got)
