@@ -6,6 +6,12 @@ const button = document.getElementById('nostr-login');
 const status = document.getElementById('nostr-status');
 if (button) button.addEventListener('click', signIn);
 
+// nonce makes two sign-ins of the same second two events (the node
+// refuses an event it has seen).
+function nonce() {
+  return [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 async function signIn() {
   if (!window.nostr) {
     status.textContent = 'No Nostr extension (NIP-07) in this browser: install one (nos2x, Alby, …) or sign in with the API token.';
@@ -15,7 +21,7 @@ async function signIn() {
   try {
     const url = location.origin + '/console/nostr-login';
     const evt = await window.nostr.signEvent({ kind: 27235, created_at: Math.floor(Date.now() / 1000),
-      tags: [['u', url], ['method', 'POST']], content: '' });
+      tags: [['u', url], ['method', 'POST'], ['nonce', nonce()]], content: '' });
     const resp = await fetch(url, { method: 'POST', credentials: 'same-origin',
       headers: { Authorization: 'Nostr ' + btoa(JSON.stringify(evt)) } });
     const body = await resp.json();
