@@ -133,3 +133,43 @@ func TestLessonPage_manyCommentsAreBounded(t *testing.T) {
 		t.Errorf("the lesson page is %d bytes", len(page))
 	}
 }
+
+// The consent API takes owners' NIP-98 too: a stranger's well-signed
+// request is 403 "no agent on this node names this key", an oversized
+// header 401, and neither sees a consent request.
+func TestConsentAPI_strangersNIP98IsRefused(t *testing.T) {
+	n := startNode(t, nil)
+	url := "http://" + n.addr + "/api/consent"
+	for i := range 200 {
+		auth, want, reason := nip98Get(t, nostr.GeneratePrivateKey(), url, fmt.Sprint(i)), http.StatusForbidden, "no agent on this node names this key"
+		if i%2 == 1 {
+			auth, want, reason = "Nostr "+strings.Repeat("A", 64<<10), http.StatusUnauthorized, "longer than 4096 bytes"
+		}
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("Authorization", auth)
+		c := http.Client{Timeout: 30 * time.Second}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if resp.StatusCode != want || !strings.Contains(string(b), reason) || strings.Contains(string(b), "approvals") {
+			t.Fatalf("request %d: %d %s, want %d with %q", i, resp.StatusCode, b, want, reason)
+		}
+	}
+	if !n.healthy() {
+		t.Fatal("the node is not healthy")
+	}
+}
+
+// nip98Get is a NIP-98 header signed by sk for GET url.
+func nip98Get(t *testing.T, sk, url, content string) string {
+	t.Helper()
+	evt := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Content: content, Tags: nostr.Tags{{"u", url}, {"method", "GET"}}}
+	if err := evt.Sign(sk); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(evt)
+	return "Nostr " + base64.StdEncoding.EncodeToString(raw)
+}
