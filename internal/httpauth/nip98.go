@@ -59,20 +59,17 @@ func NewNostr(now func() time.Time) *Nostr {
 	return &Nostr{now: now, seen: map[string]time.Time{}}
 }
 
-// Verify checks r's NIP-98 header and returns the signer's hex pubkey.
+// VerifyFor checks r's NIP-98 header and returns the signer's hex pubkey.
 // The event must be kind 27235, signed, created within Window of now,
 // name r's method and r's URL (host from the Host header, then path and
 // query; the scheme is not compared, a proxy may end TLS), and not have
 // been used before. A request body is not bound (no "payload" check):
 // use it for requests whose meaning is the URL and method.
-func (n *Nostr) Verify(r *http.Request) (string, error) {
-	return n.VerifyFor(r, nil)
-}
-
-// VerifyFor is Verify that first asks admit (nil: everyone) whether the
-// signer may go on; a refused signer's event is not remembered, so keys
-// the caller does not know cannot fill the replay memory (MaxSeen) and
-// lock the known ones out. admit's error is returned as is.
+//
+// admit (nil: everyone) is asked whether the signer may go on before the
+// event is remembered: a refused signer's event is not, so keys the
+// caller does not know cannot fill the replay memory (MaxSeen) and lock
+// the known ones out. admit's error is returned as is.
 func (n *Nostr) VerifyFor(r *http.Request, admit func(pubkey string) error) (string, error) {
 	evt, err := nostrEvent(r)
 	if err != nil {

@@ -31,7 +31,7 @@ func nip98(t *testing.T, sk, method, u string, created time.Time, edit func(*nos
 	return "Nostr " + base64.StdEncoding.EncodeToString(raw)
 }
 
-func TestNostr_Verify(t *testing.T) {
+func TestNostr_VerifyFor(t *testing.T) {
 	sk := nostr.GeneratePrivateKey()
 	pk, _ := nostr.GetPublicKey(sk)
 	now := time.Unix(1_800_000_000, 0)
@@ -70,7 +70,7 @@ func TestNostr_Verify(t *testing.T) {
 			if tc.header != "" {
 				r.Header.Set("Authorization", tc.header)
 			}
-			got, err := v.Verify(r)
+			got, err := v.VerifyFor(r, nil)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("Verify: %v, want %v", err, tc.err)
 			}
@@ -91,7 +91,7 @@ func TestNostr_VerifyRefusesReplay(t *testing.T) {
 	for i, want := range []error{nil, httpauth.ErrNostrReplay} {
 		r := httptest.NewRequest("POST", "http://n.example/login", nil)
 		r.Header.Set("Authorization", h)
-		if _, err := v.Verify(r); !errors.Is(err, want) {
+		if _, err := v.VerifyFor(r, nil); !errors.Is(err, want) {
 			t.Fatalf("use %d: %v, want %v", i+1, err, want)
 		}
 	}
@@ -106,7 +106,7 @@ func TestNostr_VerifySeenIsBounded(t *testing.T) {
 	verify := func(content string) error {
 		r := httptest.NewRequest("POST", "http://n.example/login", nil)
 		r.Header.Set("Authorization", nip98(t, sk, "POST", "http://n.example/login", now, func(e *nostr.Event) { e.Content = content }))
-		_, err := v.Verify(r)
+		_, err := v.VerifyFor(r, nil)
 		return err
 	}
 	for i := range httpauth.MaxSeen {
