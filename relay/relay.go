@@ -83,6 +83,7 @@ func (r *Relay) wire() {
 	rl.MaxMessageSize = int64(lim.MaxMessageBytes)
 	rl.Info = r.info()
 	r.wireBudgets(rl, lim)
+	r.wireNegentropy(rl)
 
 	// Every filter passes here before khatru computes NIP-45 HLL offsets.
 	r.khatru.Route().Req(func(f nostr.Filter) bool { policies.GuardHLLOffset(f); return false }).Relay(rl)
