@@ -238,7 +238,7 @@ func closeErr(fn func() error) func(context.Context) error {
 // openRelay opens the embedded relay; the agents' HTTP API is mounted on
 // it by openDaemon.
 func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error {
-	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(),
+	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(), Negentropy: c.relayNegentropy(),
 		TrustedProxies: c.httpConfig().trusted})
 	if err != nil {
 		return err
