@@ -124,3 +124,20 @@ func queryItems(ctx context.Context, b backend, filter nostr.Filter, max int, ke
 	}
 	return nil
 }
+
+// NegentropyItems adds the (created_at, id) of every stored event filter
+// matches, newest first, stopping at filter.Limit when one is set;
+// khatru.ErrTooManyItems when more than max would be added. It is the
+// in-process side of a sync (relay/negsync): nothing is hidden, restricted
+// kinds included.
+func (r *Relay) NegentropyItems(ctx context.Context, filter nostr.Filter, max int, add func(nostr.Timestamp, string)) error {
+	all := func(*nostr.Event) bool { return true }
+	if s, ok := r.store.(*store); ok {
+		return s.negentropyItems(ctx, filter, max, all, add)
+	}
+	return queryItems(ctx, r.store, filter, max, all, add)
+}
+
+// ErrTooManyItems is NegentropyItems' error when more events match than
+// it may add.
+var ErrTooManyItems = khatru.ErrTooManyItems
