@@ -71,16 +71,16 @@ func (o Options) withDefaults() Options {
 
 // Result is what a Sync did.
 type Result struct {
-	Local       int    // events the filter matched here
-	OnlyHere    int    // ids only this side had
-	OnlyThere   int    // ids only the remote had
-	Rounds      int    // NEG-MSG round trips
-	Downloaded  int    // events fetched and stored here
-	Uploaded    int    // events the remote accepted
-	Refused     int    // events refused (either way)
-	LastRefusal string // the last refusal's reason
-	BytesIn     int64  // websocket payload read from the remote during the sync
-	BytesOut    int64  // and written to it
+	Local       int    `json:"local"`                  // events the filter matched here
+	OnlyHere    int    `json:"only_here"`              // ids only this side had
+	OnlyThere   int    `json:"only_there"`             // ids only the remote had
+	Rounds      int    `json:"rounds"`                 // NEG-MSG round trips
+	Downloaded  int    `json:"downloaded"`             // events fetched and stored here
+	Uploaded    int    `json:"uploaded"`               // events the remote accepted
+	Refused     int    `json:"refused"`                // events refused (either way)
+	LastRefusal string `json:"last_refusal,omitempty"` // the last refusal's reason
+	BytesIn     int64  `json:"bytes_in"`               // websocket payload read from the remote during the sync
+	BytesOut    int64  `json:"bytes_out"`              // and written to it
 }
 
 // Errors of a sync.
