@@ -24,6 +24,7 @@ const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D]
        bench hostile [--events N] [--slow N] [--stored N] [--counts N] [--reqs N] [--dir D] [--json]
        bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
        bench delivery --from ws://B --to ws://A [--name NAME] ... [--events N] [--json]   (live delivery latency, publish on B -> subscription on A)
+       bench negentropy [--events N] [--dir D] [--json]   (NIP-77 sync of two nodes vs a REQ download)
        bench serve  --relay khatru+lmdb|agentnode [--listen ADDR] [--dir D]   (a bench relay in its own process, to be a --target)
 TARGETS: running relays measured beside the in-process ones, repeatable:
        --target ws://host:port [--name NAME] [--target-pid PID]   (pid: CPU of that process from /proc)`
@@ -33,13 +34,14 @@ type tableWriter interface{ WriteTable(w io.Writer) error }
 
 // benchRunners are the bench subcommands.
 var benchRunners = map[string]func(ctx context.Context, m *Main, args []string) (tableWriter, bool, error){
-	"ingest":   runBenchIngest,
-	"query":    runBenchQuery,
-	"fanout":   runBenchFanout,
-	"relay":    runBenchRelay,
-	"hostile":  runBenchHostile,
-	"serve":    runBenchServe,
-	"delivery": runBenchDelivery,
+	"ingest":     runBenchIngest,
+	"query":      runBenchQuery,
+	"fanout":     runBenchFanout,
+	"relay":      runBenchRelay,
+	"hostile":    runBenchHostile,
+	"serve":      runBenchServe,
+	"delivery":   runBenchDelivery,
+	"negentropy": runBenchNegentropy, // bench_negentropy.go
 }
 
 func runBench(ctx context.Context, m *Main, args []string) error {

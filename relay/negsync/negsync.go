@@ -81,6 +81,9 @@ type Result struct {
 	LastRefusal string `json:"last_refusal,omitempty"` // the last refusal's reason
 	BytesIn     int64  `json:"bytes_in"`               // websocket payload read from the remote during the sync
 	BytesOut    int64  `json:"bytes_out"`              // and written to it
+	// ReconcileBytes is the part of BytesIn+BytesOut the NIP-77
+	// exchange took (the rest moved events).
+	ReconcileBytes int64 `json:"reconcile_bytes"`
 }
 
 // Errors of a sync.
@@ -102,6 +105,8 @@ func Sync(ctx context.Context, conn *relayclient.Conn, local Local, opt Options)
 	}
 	res.Local = vec.Size()
 	here, there, rounds, err := Reconcile(ctx, conn, vec, opt)
+	in1, out1 := conn.Traffic()
+	res.ReconcileBytes = in1 - in0 + out1 - out0
 	res.OnlyHere, res.OnlyThere, res.Rounds = len(here), len(there), rounds
 	if err == nil && opt.Dir&Down != 0 {
 		err = download(ctx, conn, local, there, opt.Batch, &res)
@@ -109,7 +114,7 @@ func Sync(ctx context.Context, conn *relayclient.Conn, local Local, opt Options)
 	if err == nil && opt.Dir&Up != 0 {
 		err = upload(ctx, conn, local, here, opt.Batch, &res)
 	}
-	in1, out1 := conn.Traffic()
+	in1, out1 = conn.Traffic()
 	res.BytesIn, res.BytesOut = in1-in0, out1-out0
 	return res, err
 }
