@@ -33,6 +33,8 @@ type Relay struct {
 
 	refused refusalCounts // events the policies refused (refusals.go)
 
+	verifyQ atomic.Pointer[SourceQuerier] // SetVerifier (verify_sources.go)
+
 	stored    storedHooks // OnStored listeners
 	ephemeral storedHooks // OnEphemeral listeners (ephemeral.go)
 }
