@@ -132,3 +132,58 @@ func TestFederation_nodeVerifiesThroughTheAgentsNIP65Relay(t *testing.T) {
 		t.Errorf("the profile's source is %q, want H %s", got, h.url)
 	}
 }
+
+// A stranger cannot make the node fetch unboundedly: 150 verifications of
+// random keys, all at once, with B's peer a relay that never answers. The
+// lookups they cause are capped (8 in flight, 60 queries per minute to one
+// relay, 3 s each); every request is answered (from the local store when
+// the budget is spent) and the peer sees a bounded number of connections.
+func TestFederation_strangersLookupsAreBudgeted(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	accepted := make(chan net.Conn, 1000)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c // held open, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		for len(accepted) > 0 {
+			(<-accepted).Close()
+		}
+	})
+	b := startPeeredNode(t, "--peer", "ws://"+ln.Addr().String())
+	errs := make(chan error, 150)
+	for range 150 {
+		go func() {
+			c := http.Client{Timeout: 30 * time.Second}
+			resp, err := c.Get(fmt.Sprintf("http://%s/api/verify/%s", b.addr, pubkey(nostr.GeneratePrivateKey())))
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					err = fmt.Errorf("status %d", resp.StatusCode)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 150 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a verification failed: %v", err)
+		}
+	}
+	// 60 lookups per minute to the peer, plus the peer syncer's own
+	// (re)connection attempts.
+	n := len(accepted)
+	t.Logf("the peer was dialled %d times", n)
+	if n > 75 {
+		t.Errorf("the peer was dialled %d times for 150 stranger verifications; want at most 75", n)
+	}
+}
