@@ -14,9 +14,9 @@ import (
 )
 
 // Catch-up by NIP-77 (docs/PEERS.md): once the live subscription is
-// acknowledged, each interest's window (since its watermark minus the
-// overlap) is reconciled with the peer by negentropy, and only the events
-// the local store lacks are fetched, by id. A peer that does not speak
+// acknowledged, each interest filter (whole, whatever the watermark) is
+// reconciled with the peer by negentropy, and only the events the local
+// store lacks are fetched, by id. A peer that does not speak
 // NIP-77, or refuses a session (a window over its item bound), gets the
 // REQ catch-up instead.
 
@@ -86,11 +86,14 @@ func fetchIDs(ctx context.Context, conn *relayclient.Conn, ids []string, out cha
 	return nil
 }
 
-// negFilters are the windows of tracks, without limits.
+// negFilters are the tracks' filters, whole: no since (a reconciliation
+// costs what differs, not what matches, so the watermark is not needed to
+// keep it cheap, and an old event that reached the peer while we were
+// away is found too), no limit.
 func negFilters(tracks []track) []nostr.Filter {
 	out := make([]nostr.Filter, len(tracks))
 	for i, t := range tracks {
-		out[i] = withWindow(t.filter, t.since, 0, 0)
+		out[i] = withWindow(t.filter, 0, 0, 0)
 	}
 	return out
 }

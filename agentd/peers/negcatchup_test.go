@@ -41,3 +41,24 @@ func TestSyncer_CatchUpByNegentropyFetchesOnlyWhatIsMissing(t *testing.T) {
 		t.Errorf("received %d events, want the 10 A lacked", got)
 	}
 }
+
+// An event with an old created_at that reached the peer while A was away
+// is below A's watermark: a REQ catch-up (since the watermark) misses it,
+// the NIP-77 one finds it.
+func TestSyncer_CatchUpByNegentropyFindsOldEventsThatArrivedLate(t *testing.T) {
+	a, b := openNode(t, t.TempDir(), nil), openNode(t, t.TempDir(), nil)
+	author, agent := testkit.NewKey(t), testkit.NewKey(t)
+	def := definition(t, author, "def")
+	recent := lesson(t, agent, def.ID, "recent", nostr.Now()-10)
+	b.publish(t, recent)
+	marks := peers.NewMemWatermarks()
+	cfg := peers.Config{Peers: []string{b.URL}, Local: a, Backoff: fast, Logger: testLogger(t),
+		Interests: filters(lessonsOf(def.ID)), Watermarks: marks}
+	stop := runFor(t, peers.New(cfg))
+	testkit.WaitFor(t, 10*time.Second, "the first catch-up", func() bool { return pullMark(t, marks, b.URL) == recent.CreatedAt })
+	stop()
+	old := lesson(t, agent, def.ID, "written a day ago, relayed to B just now", nostr.Now()-86400)
+	b.publish(t, old)
+	run(t, peers.New(cfg))
+	testkit.WaitFor(t, 10*time.Second, "A finds the late old lesson", func() bool { return a.has(t, old.ID) })
+}
