@@ -55,7 +55,7 @@ type Options struct {
 	Filter    nostr.Filter
 	Dir       Direction     // [Down]
 	MaxItems  int           // most local events reconciled [1,000,000]
-	FrameSize int           // largest message sent, bytes before hex [200,000: fits a 512 KiB message limit]
+	FrameSize int           // largest message sent, bytes before hex [60,000: 120 kB as hex, under strfry's 128 KiB payload limit]
 	Batch     int           // ids per REQ and events per upload round [500]
 	Answer    time.Duration // wait for each NEG answer [30 s]; no first answer within it: ErrUnsupported
 }
@@ -63,7 +63,7 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	o.Dir = cmp.Or(o.Dir, Down)
 	o.MaxItems = cmp.Or(o.MaxItems, 1_000_000)
-	o.FrameSize = max(cmp.Or(o.FrameSize, 200_000), 4096)
+	o.FrameSize = max(cmp.Or(o.FrameSize, 60_000), 4096)
 	o.Batch = cmp.Or(o.Batch, 500)
 	o.Answer = cmp.Or(o.Answer, 30*time.Second)
 	return o

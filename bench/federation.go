@@ -1,0 +1,326 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/peers"
+	"github.com/agentnode/agentnode/relay"
+)
+
+// Federation defaults.
+const (
+	DefaultFederationNodes   = 10
+	DefaultFederationPeers   = 3
+	DefaultFederationLessons = 100
+)
+
+// FederationOptions tune Federation.
+type FederationOptions struct {
+	Nodes   int           // in-process nodes on loopback
+	Peers   int           // relays each node follows (--peer): the next one on a ring, the rest at random
+	Lessons int           // lessons injected at random nodes, one every Spacing
+	Spacing time.Duration // between injections [20 ms]
+	Idle    time.Duration // the idle traffic window [10 s]
+	Seed    uint64
+	Dir     string
+}
+
+// FederationReport is what Federation measured.
+type FederationReport struct {
+	Nodes, Peers, Lessons int
+	Machine               Machine `json:"machine"`
+	// Propagation is the time from a lesson's publish on one node until
+	// another node stored it, over every (lesson, other node) pair.
+	P50, P99, Max time.Duration
+	Delivered     int `json:"delivered"` // (lesson, node) pairs that arrived
+	Expected      int `json:"expected"`
+	// Traffic is websocket bytes through each node's listener (in + out),
+	// per node per minute: idle (syncers connected, nothing published)
+	// and while the lessons were injected.
+	IdleBytesPerNodeMin int64 `json:"idle_bytes_per_node_min"`
+	LoadBytesPerNodeMin int64 `json:"load_bytes_per_node_min"`
+}
+
+// countingListener counts the bytes of every connection it accepts.
+type countingListener struct {
+	net.Listener
+	bytes *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{c, l.bytes}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	bytes *atomic.Int64
+}
+
+func (c countingConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.bytes.Add(int64(n))
+	return n, err
+}
+
+func (c countingConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.bytes.Add(int64(n))
+	return n, err
+}
+
+// fedNode is one node: a relay on a counting listener and its syncer.
+type fedNode struct {
+	r       *relay.Relay
+	url     string
+	srv     *httptest.Server
+	bytes   atomic.Int64
+	arrived sync.Map // lesson id -> time stored
+}
+
+func openFedNode(ctx context.Context, dir string) (*fedNode, error) {
+	r, err := relay.Open(ctx, relay.Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return nil, err
+	}
+	n := &fedNode{r: r}
+	n.srv = httptest.NewUnstartedServer(r)
+	n.srv.Listener = countingListener{n.srv.Listener, &n.bytes}
+	n.srv.Start()
+	n.url = "ws" + strings.TrimPrefix(n.srv.URL, "http")
+	r.OnStored(func(evt *nostr.Event) {
+		if evt.Kind == 4129 {
+			n.arrived.LoadOrStore(evt.ID, time.Now())
+		}
+	})
+	return n, nil
+}
+
+func (n *fedNode) close() {
+	n.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n.r.Close(ctx)
+}
+
+// Federation runs Nodes in-process nodes, each following Peers others
+// (agentd/peers, as `serve --peer` does) for the lessons of one
+// definition, injects Lessons lessons at random nodes and measures how
+// long each takes to reach every other node, and the traffic per node.
+func Federation(ctx context.Context, opts FederationOptions) (*FederationReport, error) {
+	opts.Spacing = max(opts.Spacing, 20*time.Millisecond)
+	opts.Idle = max(opts.Idle, 10*time.Second)
+	root, err := os.MkdirTemp(opts.Dir, "bench-federation-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(root)
+	nodes := make([]*fedNode, opts.Nodes)
+	for i := range nodes {
+		if nodes[i], err = openFedNode(ctx, fmt.Sprintf("%s/n%d", root, i)); err != nil {
+			return nil, err
+		}
+		defer nodes[i].close()
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b9))
+	def, author, err := fedDefinition(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
+	stop := runSyncers(ctx, nodes, topology(rng, opts.Nodes, opts.Peers), def.ID)
+	defer stop()
+	rep := &FederationReport{Nodes: opts.Nodes, Peers: opts.Peers, Lessons: opts.Lessons, Machine: describeMachine(opts.Dir, opts.Dir)}
+	if err := waitConnected(ctx, nodes, def.ID, author); err != nil {
+		return nil, err
+	}
+	rep.IdleBytesPerNodeMin = traffic(nodes, func() { sleepCtx(ctx, opts.Idle) }, opts.Idle)
+	var sent []sentLesson
+	rep.LoadBytesPerNodeMin = traffic(nodes, func() { sent = inject(ctx, rng, nodes, author, def.ID, opts) }, 0)
+	measure(ctx, nodes, sent, rep)
+	return rep, nil
+}
+
+// topology: node i follows i+1 (a ring: every node reaches every other)
+// and peers-1 others at random.
+func topology(rng *rand.Rand, n, peers int) [][]int {
+	out := make([][]int, n)
+	for i := range n {
+		follow := []int{(i + 1) % n}
+		for len(follow) < min(peers, n-1) {
+			if j := rng.IntN(n); j != i && !slices.Contains(follow, j) {
+				follow = append(follow, j)
+			}
+		}
+		out[i] = follow
+	}
+	return out
+}
+
+// fedDefinition publishes one definition on every node.
+func fedDefinition(ctx context.Context, nodes []*fedNode) (*nostr.Event, string, error) {
+	sk := nostr.GeneratePrivateKey()
+	def := &nostr.Event{Kind: 4199, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"title", "bench"}, {"role", "tester"}}}
+	def.Sign(sk)
+	for _, n := range nodes {
+		if err := n.r.Publish(ctx, def); err != nil {
+			return nil, "", err
+		}
+	}
+	return def, nostr.GeneratePrivateKey(), nil
+}
+
+// runSyncers starts one syncer per node; stop cancels and waits for all.
+func runSyncers(ctx context.Context, nodes []*fedNode, follow [][]int, defID string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	interests := []nostr.Filter{{Kinds: []int{4129}, Tags: nostr.TagMap{"e": {defID}}}}
+	for i, n := range nodes {
+		var urls []string
+		for _, j := range follow[i] {
+			urls = append(urls, nodes[j].url)
+		}
+		s := peers.New(peers.Config{Peers: urls, Local: n.r, Logger: quiet,
+			Interests: func() []nostr.Filter { return interests },
+			Backoff:   peers.Backoff{Min: 50 * time.Millisecond, Max: time.Second}})
+		wg.Go(func() { s.Run(ctx) })
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
+// waitConnected publishes a probe lesson on node 0 and waits (up to 60 s)
+// until every node has it: the syncers are connected and caught up.
+func waitConnected(ctx context.Context, nodes []*fedNode, defID, sk string) error {
+	probe := fedLesson(sk, defID, "probe")
+	if err := nodes[0].r.Publish(ctx, probe); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		all := true
+		for _, n := range nodes {
+			if _, ok := n.arrived.Load(probe.ID); !ok {
+				all = false
+			}
+		}
+		if all {
+			return nil
+		}
+		sleepCtx(ctx, 20*time.Millisecond)
+	}
+	return fmt.Errorf("bench federation: the probe lesson did not reach every node within 60 s")
+}
+
+func fedLesson(sk, defID, title string) *nostr.Event {
+	evt := &nostr.Event{Kind: 4129, CreatedAt: nostr.Now(), Content: "lesson: " + title,
+		Tags: nostr.Tags{{"title", title}, {"category", "bench"}, {"e", defID}}}
+	evt.Sign(sk)
+	return evt
+}
+
+// sentLesson is an injected lesson: where and when.
+type sentLesson struct {
+	id   string
+	node int
+	at   time.Time
+}
+
+// inject publishes the lessons at random nodes, one every Spacing.
+func inject(ctx context.Context, rng *rand.Rand, nodes []*fedNode, sk, defID string, opts FederationOptions) []sentLesson {
+	var out []sentLesson
+	for i := range opts.Lessons {
+		evt := fedLesson(sk, defID, fmt.Sprintf("lesson %d", i))
+		at := rng.IntN(len(nodes))
+		start := time.Now()
+		if nodes[at].r.Publish(ctx, evt) == nil {
+			out = append(out, sentLesson{evt.ID, at, start})
+		}
+		sleepCtx(ctx, opts.Spacing)
+	}
+	return out
+}
+
+// traffic runs fn and returns the bytes per node per minute it took
+// (over window, or over fn's own duration when window is 0).
+func traffic(nodes []*fedNode, fn func(), window time.Duration) int64 {
+	before := int64(0)
+	for _, n := range nodes {
+		before += n.bytes.Load()
+	}
+	start := time.Now()
+	fn()
+	if window == 0 {
+		window = time.Since(start)
+	}
+	after := int64(0)
+	for _, n := range nodes {
+		after += n.bytes.Load()
+	}
+	return int64(float64(after-before) / float64(len(nodes)) / window.Minutes())
+}
+
+// measure waits (up to 30 s) for every lesson to reach every node and
+// fills the propagation figures.
+func measure(ctx context.Context, nodes []*fedNode, sent []sentLesson, rep *FederationReport) {
+	rep.Expected = len(sent) * (len(nodes) - 1)
+	deadline := time.Now().Add(30 * time.Second)
+	var delays []time.Duration
+	for {
+		delays = delays[:0]
+		for _, s := range sent {
+			for i, n := range nodes {
+				if i == s.node {
+					continue
+				}
+				if at, ok := n.arrived.Load(s.id); ok {
+					delays = append(delays, at.(time.Time).Sub(s.at))
+				}
+			}
+		}
+		if len(delays) == rep.Expected || time.Now().After(deadline) {
+			break
+		}
+		sleepCtx(ctx, 50*time.Millisecond)
+	}
+	rep.Delivered = len(delays)
+	slices.Sort(delays)
+	if len(delays) > 0 {
+		rep.P50, rep.P99, rep.Max = delays[len(delays)/2], delays[len(delays)*99/100], delays[len(delays)-1]
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// WriteTable prints the report.
+func (r *FederationReport) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "federation: %d nodes, each following %d; %d lessons at random nodes; %d CPUs, %s\n",
+		r.Nodes, r.Peers, r.Lessons, r.Machine.NumCPU, r.Machine.GoVersion)
+	fmt.Fprintf(w, "propagation (lesson published -> stored on another node): p50 %v, p99 %v, max %v; delivered %d of %d\n",
+		r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), r.Delivered, r.Expected)
+	fmt.Fprintf(w, "traffic per node: idle %d bytes/min, while injecting %d bytes/min\n", r.IdleBytesPerNodeMin, r.LoadBytesPerNodeMin)
+	return nil
+}
