@@ -27,7 +27,7 @@ func Download(ctx context.Context, conn *relayclient.Conn, local Local, filter n
 		if err != nil {
 			return res, err
 		}
-		fresh, oldest := store(ctx, local, evts, seen, &res)
+		fresh, oldest := storeNew(ctx, local, evts, seen, &res)
 		if len(evts) == 0 || (fresh == 0 && len(evts) < page) {
 			break
 		}
@@ -41,24 +41,19 @@ func Download(ctx context.Context, conn *relayclient.Conn, local Local, filter n
 	return res, nil
 }
 
-// store publishes the events not seen yet; how many were new and the
+// storeNew stores the events not seen yet; how many were new and the
 // oldest created_at of the page.
-func store(ctx context.Context, local Local, evts []*nostr.Event, seen map[string]struct{}, res *Result) (fresh int, oldest nostr.Timestamp) {
+func storeNew(ctx context.Context, local Local, evts []*nostr.Event, seen map[string]struct{}, res *Result) (fresh int, oldest nostr.Timestamp) {
+	var todo []*nostr.Event
 	for _, evt := range evts {
 		if oldest == 0 || evt.CreatedAt < oldest {
 			oldest = evt.CreatedAt
 		}
-		if _, ok := seen[evt.ID]; ok {
-			continue
+		if _, ok := seen[evt.ID]; !ok {
+			seen[evt.ID] = struct{}{}
+			todo = append(todo, evt)
 		}
-		seen[evt.ID] = struct{}{}
-		fresh++
-		if err := local.Publish(ctx, evt); err != nil {
-			res.Refused++
-			res.LastRefusal = err.Error()
-			continue
-		}
-		res.Downloaded++
 	}
-	return fresh, oldest
+	storeAll(ctx, local, todo, res)
+	return len(todo), oldest
 }

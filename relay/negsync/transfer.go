@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -19,16 +20,40 @@ func download(ctx context.Context, conn *relayclient.Conn, local Local, ids []st
 		if err != nil {
 			return err
 		}
-		for _, evt := range evts {
-			if err := local.Publish(ctx, evt); err != nil {
-				res.Refused++
-				res.LastRefusal = err.Error()
-				continue
-			}
-			res.Downloaded++
-		}
+		storeAll(ctx, local, evts, res)
 	}
 	return nil
+}
+
+// storeWorkers is how many events are stored at once (the relay commits
+// concurrent writes together).
+const storeWorkers = 16
+
+// storeAll publishes evts locally, storeWorkers at a time, and counts.
+func storeAll(ctx context.Context, local Local, evts []*nostr.Event, res *Result) {
+	errs := make([]error, len(evts))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range storeWorkers {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = local.Publish(ctx, evts[i])
+			}
+		})
+	}
+	for i := range evts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			res.Refused++
+			res.LastRefusal = err.Error()
+			continue
+		}
+		res.Downloaded++
+	}
 }
 
 // uploadWorkers is how many events are in flight to the remote at once.
