@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -125,8 +126,8 @@ func (n *fedNode) close() {
 // definition, injects Lessons lessons at random nodes and measures how
 // long each takes to reach every other node, and the traffic per node.
 func Federation(ctx context.Context, opts FederationOptions) (*FederationReport, error) {
-	opts.Spacing = max(opts.Spacing, 20*time.Millisecond)
-	opts.Idle = max(opts.Idle, 10*time.Second)
+	opts.Spacing = cmp.Or(opts.Spacing, 20*time.Millisecond)
+	opts.Idle = cmp.Or(opts.Idle, 10*time.Second)
 	root, err := os.MkdirTemp(opts.Dir, "bench-federation-")
 	if err != nil {
 		return nil, err
