@@ -54,6 +54,14 @@ type FederationReport struct {
 	// and while the lessons were injected.
 	IdleBytesPerNodeMin int64 `json:"idle_bytes_per_node_min"`
 	LoadBytesPerNodeMin int64 `json:"load_bytes_per_node_min"`
+	// Restart: a third of the nodes stop; lessons are published on the
+	// others; the third comes back (same data, same address). Converged
+	// is the time from the restart until every node holds every lesson.
+	Restarted        int           `json:"restarted"`
+	RestartLessons   int           `json:"restart_lessons"`
+	RestartConverged time.Duration `json:"restart_converged"`
+	RestartDelivered int           `json:"restart_delivered"`
+	RestartExpected  int           `json:"restart_expected"`
 }
 
 // countingListener counts the bytes of every connection it accepts.
@@ -89,21 +97,36 @@ func (c countingConn) Write(b []byte) (int, error) {
 
 // fedNode is one node: a relay on a counting listener and its syncer.
 type fedNode struct {
-	r       *relay.Relay
-	url     string
-	srv     *httptest.Server
-	bytes   atomic.Int64
-	arrived sync.Map // lesson id -> time stored
+	dir, addr string
+	r         *relay.Relay
+	url       string
+	srv       *httptest.Server
+	bytes     atomic.Int64
+	arrived   sync.Map // lesson id -> time stored
+	stopSync  func()   // nil: no syncer running
 }
 
 func openFedNode(ctx context.Context, dir string) (*fedNode, error) {
-	r, err := relay.Open(ctx, relay.Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	n := &fedNode{dir: dir, addr: "127.0.0.1:0"}
+	return n, n.open(ctx)
+}
+
+// open opens the relay on n.dir and serves it on n.addr (the same address
+// after a restart).
+func (n *fedNode) open(ctx context.Context) error {
+	r, err := relay.Open(ctx, relay.Config{DataDir: n.dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	n := &fedNode{r: r}
+	ln, err := net.Listen("tcp", n.addr)
+	if err != nil {
+		r.Close(ctx)
+		return err
+	}
+	n.r, n.addr = r, ln.Addr().String()
 	n.srv = httptest.NewUnstartedServer(r)
-	n.srv.Listener = countingListener{n.srv.Listener, &n.bytes}
+	n.srv.Listener.Close()
+	n.srv.Listener = countingListener{ln, &n.bytes}
 	n.srv.Start()
 	n.url = "ws" + strings.TrimPrefix(n.srv.URL, "http")
 	r.OnStored(func(evt *nostr.Event) {
@@ -111,14 +134,31 @@ func openFedNode(ctx context.Context, dir string) (*fedNode, error) {
 			n.arrived.LoadOrStore(evt.ID, time.Now())
 		}
 	})
-	return n, nil
+	return nil
 }
 
 func (n *fedNode) close() {
+	if n.stopSync != nil {
+		n.stopSync()
+		n.stopSync = nil
+	}
+	n.srv.CloseClientConnections()
 	n.srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	n.r.Close(ctx)
+}
+
+// follow starts n's syncer on urls; n.stopSync stops it.
+func (n *fedNode) follow(ctx context.Context, urls []string, defID string) {
+	ctx, cancel := context.WithCancel(ctx)
+	interests := []nostr.Filter{{Kinds: []int{4129}, Tags: nostr.TagMap{"e": {defID}}}}
+	s := peers.New(peers.Config{Peers: urls, Local: n.r, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Interests: func() []nostr.Filter { return interests },
+		Backoff:   peers.Backoff{Min: 50 * time.Millisecond, Max: time.Second}})
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx) }()
+	n.stopSync = func() { cancel(); <-done }
 }
 
 // Federation runs Nodes in-process nodes, each following Peers others
@@ -145,8 +185,10 @@ func Federation(ctx context.Context, opts FederationOptions) (*FederationReport,
 	if err != nil {
 		return nil, err
 	}
-	stop := runSyncers(ctx, nodes, topology(rng, opts.Nodes, opts.Peers), def.ID)
-	defer stop()
+	follow := topology(rng, opts.Nodes, opts.Peers)
+	for i, n := range nodes {
+		n.follow(ctx, followURLs(nodes, follow[i]), def.ID)
+	}
 	rep := &FederationReport{Nodes: opts.Nodes, Peers: opts.Peers, Lessons: opts.Lessons, Machine: describeMachine(opts.Dir, opts.Dir)}
 	if err := waitConnected(ctx, nodes, def.ID, author); err != nil {
 		return nil, err
@@ -155,7 +197,64 @@ func Federation(ctx context.Context, opts FederationOptions) (*FederationReport,
 	var sent []sentLesson
 	rep.LoadBytesPerNodeMin = traffic(nodes, func() { sent = inject(ctx, rng, nodes, author, def.ID, opts) }, 0)
 	measure(ctx, nodes, sent, rep)
+	if err := restartThird(ctx, rng, nodes, follow, author, def.ID, opts, rep); err != nil {
+		return nil, err
+	}
 	return rep, nil
+}
+
+func followURLs(nodes []*fedNode, idx []int) []string {
+	var urls []string
+	for _, j := range idx {
+		urls = append(urls, nodes[j].url)
+	}
+	return urls
+}
+
+// restartThird stops a third of the nodes, publishes lessons on the others,
+// restarts the third and measures how long until every node holds them.
+func restartThird(ctx context.Context, rng *rand.Rand, nodes []*fedNode, follow [][]int, sk, defID string, opts FederationOptions, rep *FederationReport) error {
+	down := rng.Perm(len(nodes))[:len(nodes)/3]
+	for _, i := range down {
+		nodes[i].close()
+	}
+	var sent []sentLesson
+	for k := range max(opts.Lessons/4, 1) {
+		at := rng.IntN(len(nodes))
+		for slices.Contains(down, at) {
+			at = rng.IntN(len(nodes))
+		}
+		evt := fedLesson(sk, defID, fmt.Sprintf("while a third was down %d", k))
+		if nodes[at].r.Publish(ctx, evt) == nil {
+			sent = append(sent, sentLesson{evt.ID, at, time.Time{}})
+		}
+	}
+	start := time.Now()
+	for _, i := range down {
+		if err := nodes[i].open(ctx); err != nil {
+			return fmt.Errorf("bench federation: restart node %d: %w", i, err)
+		}
+		nodes[i].follow(ctx, followURLs(nodes, follow[i]), defID)
+	}
+	rep.Restarted, rep.RestartLessons = len(down), len(sent)
+	rep.RestartExpected = len(sent) * len(nodes)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		rep.RestartDelivered = 0
+		for _, s := range sent {
+			for _, n := range nodes {
+				if _, ok := n.arrived.Load(s.id); ok {
+					rep.RestartDelivered++
+				}
+			}
+		}
+		if rep.RestartDelivered == rep.RestartExpected || time.Now().After(deadline) {
+			break
+		}
+		sleepCtx(ctx, 20*time.Millisecond)
+	}
+	rep.RestartConverged = time.Since(start)
+	return nil
 }
 
 // topology: node i follows i+1 (a ring: every node reaches every other)
@@ -185,25 +284,6 @@ func fedDefinition(ctx context.Context, nodes []*fedNode) (*nostr.Event, string,
 		}
 	}
 	return def, nostr.GeneratePrivateKey(), nil
-}
-
-// runSyncers starts one syncer per node; stop cancels and waits for all.
-func runSyncers(ctx context.Context, nodes []*fedNode, follow [][]int, defID string) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	interests := []nostr.Filter{{Kinds: []int{4129}, Tags: nostr.TagMap{"e": {defID}}}}
-	for i, n := range nodes {
-		var urls []string
-		for _, j := range follow[i] {
-			urls = append(urls, nodes[j].url)
-		}
-		s := peers.New(peers.Config{Peers: urls, Local: n.r, Logger: quiet,
-			Interests: func() []nostr.Filter { return interests },
-			Backoff:   peers.Backoff{Min: 50 * time.Millisecond, Max: time.Second}})
-		wg.Go(func() { s.Run(ctx) })
-	}
-	return func() { cancel(); wg.Wait() }
 }
 
 // waitConnected publishes a probe lesson on node 0 and waits (up to 60 s)
@@ -323,5 +403,7 @@ func (r *FederationReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "propagation (lesson published -> stored on another node): p50 %v, p99 %v, max %v; delivered %d of %d\n",
 		r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), r.Delivered, r.Expected)
 	fmt.Fprintf(w, "traffic per node: idle %d bytes/min, while injecting %d bytes/min\n", r.IdleBytesPerNodeMin, r.LoadBytesPerNodeMin)
+	fmt.Fprintf(w, "restart: %d nodes down, %d lessons published meanwhile, every node holds them %v after the restart (%d of %d)\n",
+		r.Restarted, r.RestartLessons, r.RestartConverged.Round(time.Millisecond), r.RestartDelivered, r.RestartExpected)
 	return nil
 }

@@ -16,7 +16,8 @@ func TestFederation_Smoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Delivered != rep.Expected || rep.Expected != 40 || rep.P99 < rep.P50 || rep.LoadBytesPerNodeMin <= 0 {
+	if rep.Delivered != rep.Expected || rep.Expected != 40 || rep.P99 < rep.P50 || rep.LoadBytesPerNodeMin <= 0 ||
+		rep.Restarted != 1 || rep.RestartDelivered != rep.RestartExpected {
 		t.Fatalf("report %+v", rep)
 	}
 	var b strings.Builder
