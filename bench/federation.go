@@ -51,7 +51,7 @@ type FederationReport struct {
 	Expected      int `json:"expected"`
 	// Traffic is websocket bytes through each node's listener (in + out),
 	// per node per minute: idle (syncers connected, nothing published)
-	// and while the lessons were injected.
+	// and from the first lesson until every lesson is everywhere.
 	IdleBytesPerNodeMin int64 `json:"idle_bytes_per_node_min"`
 	LoadBytesPerNodeMin int64 `json:"load_bytes_per_node_min"`
 	// Restart: a third of the nodes stop; lessons are published on the
@@ -194,9 +194,10 @@ func Federation(ctx context.Context, opts FederationOptions) (*FederationReport,
 		return nil, err
 	}
 	rep.IdleBytesPerNodeMin = traffic(nodes, func() { sleepCtx(ctx, opts.Idle) }, opts.Idle)
-	var sent []sentLesson
-	rep.LoadBytesPerNodeMin = traffic(nodes, func() { sent = inject(ctx, rng, nodes, author, def.ID, opts) }, 0)
-	measure(ctx, nodes, sent, rep)
+	rep.LoadBytesPerNodeMin = traffic(nodes, func() {
+		sent := inject(ctx, rng, nodes, author, def.ID, opts)
+		measure(ctx, nodes, sent, rep) // until every lesson is everywhere
+	}, 0)
 	if err := restartThird(ctx, rng, nodes, follow, author, def.ID, opts, rep); err != nil {
 		return nil, err
 	}
@@ -402,7 +403,7 @@ func (r *FederationReport) WriteTable(w io.Writer) error {
 		r.Nodes, r.Peers, r.Lessons, r.Machine.NumCPU, r.Machine.GoVersion)
 	fmt.Fprintf(w, "propagation (lesson published -> stored on another node): p50 %v, p99 %v, max %v; delivered %d of %d\n",
 		r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), r.Delivered, r.Expected)
-	fmt.Fprintf(w, "traffic per node: idle %d bytes/min, while injecting %d bytes/min\n", r.IdleBytesPerNodeMin, r.LoadBytesPerNodeMin)
+	fmt.Fprintf(w, "traffic per node: idle %d bytes/min, under load %d bytes/min\n", r.IdleBytesPerNodeMin, r.LoadBytesPerNodeMin)
 	fmt.Fprintf(w, "restart: %d nodes down, %d lessons published meanwhile, every node holds them %v after the restart (%d of %d)\n",
 		r.Restarted, r.RestartLessons, r.RestartConverged.Round(time.Millisecond), r.RestartDelivered, r.RestartExpected)
 	return nil
