@@ -14,7 +14,9 @@
 // Querier wraps the local relay for readers such as relay.VerifyAgent:
 // a query for profiles (kind 0), owner claims (14199) or relay lists
 // (10002) of named authors is answered locally, and the authors the local
-// store has nothing for are looked up. Source names the relay an event
+// store has nothing for are looked up (the relay hints of "p" tags it has
+// returned, such as an owner's claims naming where its agents live, are
+// asked too). Source names the relay an event
 // was fetched from, so that a verdict can say where its evidence came from.
 //
 //	lk := lookup.New(lookup.Config{Local: rl, Peers: func() []string { return peers }})

@@ -72,6 +72,7 @@ type Lookup struct {
 	global   *budget // all relays
 	missing  *memory // filter key -> until when "not found" holds
 	sources  *memory // event id -> relay URL it was fetched from
+	hints    *memory // pubkey -> relay URL a stored "p" tag names for it
 	now      func() time.Time
 }
 
@@ -80,7 +81,8 @@ func New(cfg Config) *Lookup {
 	cfg = cfg.withDefaults()
 	return &Lookup{cfg: cfg, inflight: make(chan struct{}, cfg.MaxInflight),
 		budget: newBudget(cfg.PerRelayRate, cfg.MaxRemembered), global: newBudget(cfg.GlobalRate, 1),
-		missing: newMemory(cfg.MaxRemembered), sources: newMemory(cfg.MaxRemembered), now: time.Now}
+		missing: newMemory(cfg.MaxRemembered), sources: newMemory(cfg.MaxRemembered), hints: newMemory(cfg.MaxRemembered),
+		now: time.Now}
 }
 
 // Source is the relay the event id was fetched from by a lookup, or "" if

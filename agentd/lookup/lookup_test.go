@@ -162,3 +162,21 @@ func TestLookup_inflightBound(t *testing.T) {
 		t.Fatalf("%v, want ErrBusy", err)
 	}
 }
+
+// The owner's claims name where alice lives (["p", alice, <relay>]); the
+// node has no peer, yet finds her profile there when it lists the owner's
+// agents (the state directory's read).
+func TestQuerier_followsTheClaimsRelayHints(t *testing.T) {
+	home, node := openRelay(t), openRelay(t)
+	owner, alice := newKey(), newKey()
+	prof := alice.publish(t, home.Relay, 0, nostr.Tags{{"p", owner.pk}}, `{"name":"alice"}`)
+	owner.publish(t, node.Relay, 14199, nostr.Tags{{"p", alice.pk, home.url}}, "")
+	lk := New(Config{Local: node.Relay, Logger: quiet()})
+	list, err := relay.OwnerAgents(context.Background(), lk.Querier(), owner.pk)
+	if err != nil || len(list) != 1 || !list[0].Verified {
+		t.Fatalf("owner's agents through the lookup: %+v, %v", list, err)
+	}
+	if got := list[0].Sources[prof.ID]; got != home.url {
+		t.Errorf("the profile's source is %q, want the hinted relay %s", got, home.url)
+	}
+}

@@ -26,8 +26,12 @@ type Querier struct{ l *Lookup }
 // looked up (at most maxAuthorsPerQuery) and what was found is added.
 func (q *Querier) QuerySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
 	local, err := q.l.cfg.Local.QuerySync(ctx, filter)
-	if err != nil || !byAuthors(filter) {
-		return local, err
+	if err != nil {
+		return nil, err
+	}
+	q.l.noteHints(local)
+	if !byAuthors(filter) {
+		return local, nil
 	}
 	missing := missingAuthors(filter.Authors, local)
 	if len(missing) == 0 {
@@ -41,7 +45,7 @@ func (q *Querier) QuerySync(ctx context.Context, filter nostr.Filter) ([]*nostr.
 		author = missing[0]
 	}
 	f := nostr.Filter{Kinds: filter.Kinds, Authors: missing, Limit: 10 * len(missing)}
-	found, _ := q.l.Find(ctx, f, author, nil) // not found, busy: the local answer stands
+	found, _ := q.l.Find(ctx, f, author, q.l.hintsFor(missing)) // not found, busy: the local answer stands
 	return append(local, found...), nil
 }
 
