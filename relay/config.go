@@ -40,6 +40,9 @@ type Config struct {
 	// rate limit (policies.ClientIP, policies.EventRateLimiter). nil:
 	// none, the TCP peer is the client and those headers are ignored.
 	TrustedProxies []netip.Prefix
+	// Negentropy bounds NIP-77 sessions (relay/negentropy.go); zero
+	// fields take DefaultNegentropyLimits.
+	Negentropy NegentropyLimits
 }
 
 // DefaultRestrictedKinds: 4290 (Agent State Model op envelopes, one event

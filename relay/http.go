@@ -28,7 +28,7 @@ func (r *Relay) handleVerify(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "agent: " + err.Error()})
 		return
 	}
-	v, err := VerifyAgent(req.Context(), r, agent)
+	v, err := VerifyAgent(req.Context(), r.verifier(), agent)
 	if err != nil {
 		r.log.Error("verify failed", "agent", agent, "err", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "verification failed"})
@@ -43,7 +43,7 @@ func (r *Relay) handleOwnerAgents(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "owner: " + err.Error()})
 		return
 	}
-	list, err := OwnerAgents(req.Context(), r, owner)
+	list, err := OwnerAgents(req.Context(), r.verifier(), owner)
 	if err != nil {
 		r.log.Error("owner listing failed", "owner", owner, "err", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "listing failed"})

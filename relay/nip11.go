@@ -15,8 +15,8 @@ import (
 //	1 basic protocol · 9 deletions (stay deleted) · 11 this document ·
 //	22 comments (lesson comments validated) · 40 expiration · 42 AUTH (khatru) ·
 //	45 COUNT (bounded) · 50 search over definitions, lessons, comments ·
-//	70 protected events (khatru)
-var SupportedNIPs = []int{1, 9, 11, 22, 40, 42, 45, 50, 70}
+//	70 protected events (khatru) · 77 negentropy sync (bounded: negentropy.go)
+var SupportedNIPs = []int{1, 9, 11, 22, 40, 42, 45, 50, 70, 77}
 
 // SoftwareURL identifies the relay software in NIP-11.
 const SoftwareURL = "https://github.com/agentnode/agentnode"

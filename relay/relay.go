@@ -39,6 +39,8 @@ type Relay struct {
 
 	refused refusalCounts // events the policies refused (refusals.go)
 
+	verifyQ atomic.Pointer[SourceQuerier] // SetVerifier (verify_sources.go)
+
 	stored    storedHooks // OnStored listeners
 	ephemeral storedHooks // OnEphemeral listeners (ephemeral.go)
 }
@@ -90,6 +92,7 @@ func (r *Relay) wire() {
 	rl.Info = r.info()
 	r.wireBudgets(rl, lim)
 	r.wireConnections(rl)
+	r.wireNegentropy(rl)
 
 	// Every filter passes here before khatru computes NIP-45 HLL offsets.
 	r.khatru.Route().Req(func(f nostr.Filter) bool { policies.GuardHLLOffset(f); return false }).Relay(rl)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/lookup"
 	"github.com/agentnode/agentnode/agentd/peers"
 	"github.com/agentnode/agentnode/internal/lifecycle"
 	"github.com/agentnode/agentnode/internal/memguard"
@@ -69,7 +70,8 @@ type ServeCommand struct {
 	daemon *agentd.Daemon
 	server *http.Server
 	ln     net.Listener
-	peers  *peers.Syncer // nil without --peer
+	peers  *peers.Syncer  // nil without --peer
+	lookup *lookup.Lookup // on-demand lookups of what verification lacks (serve_lookup.go)
 
 	asm *serveState   // the Agent State Model runtime and replicators (serve_state.go)
 	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_runtime.go)
@@ -159,6 +161,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		c.listen,        // the address the 25910 client and the DM relay lists name
 		c.openShared,    // --postgres: the agents' data and leases, shared by the instances
 		c.openPeers,     // --peer sync, over the relay
+		c.openLookup,    // on-demand lookups on the peers and NIP-65 relays, for verification
 		c.openState,     // the ASM store; its replicators follow the daemon's agents
 		c.openRuntime,   // metrics, model, 25910 client, tool bindings
 		c.openRegistry,  // capability packages: the daemon resolves installs through it
@@ -239,7 +242,7 @@ func closeErr(fn func() error) func(context.Context) error {
 // openRelay opens the embedded relay; the agents' HTTP API is mounted on
 // it by openDaemon.
 func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error {
-	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(),
+	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(), Negentropy: c.relayNegentropy(),
 		TrustedProxies: c.httpConfig().trusted})
 	if errors.Is(err, relay.ErrDataDirInUse) {
 		return fmt.Errorf("%w\n  another node (`make run`?) already serves this data directory; a second node on this machine needs its own: "+

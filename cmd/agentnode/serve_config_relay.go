@@ -44,6 +44,13 @@ type serveRelay struct {
 	MaxConnections      int   `json:"max_connections"`
 	MaxConnectionsPerIP int   `json:"max_connections_per_ip"`
 	MemoryCeilingMB     int64 `json:"memory_ceiling_mb"`
+
+	// NIP-77 bounds (serve_config_negentropy.go).
+	NegentropyMaxSessions  int `json:"negentropy_max_sessions"`
+	NegentropyMaxItems     int `json:"negentropy_max_items"`
+	NegentropyMaxHeldItems int `json:"negentropy_max_held_items"`
+	NegentropyFrameBytes   int `json:"negentropy_frame_bytes"`
+	NegentropyIdleSeconds  int `json:"negentropy_idle_seconds"`
 }
 
 // parseRelaySection decodes the "relay" section, refusing unknown keys and
@@ -68,6 +75,9 @@ func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
 		"max_search_words": r.MaxSearchWords, "max_concurrent_queries": r.MaxConcurrentQueries,
 		"max_concurrent_messages": r.MaxConcurrentMessages, "max_outbound_bytes": r.MaxOutboundBytes,
 		"max_outbound_messages": r.MaxOutboundMessages, "write_timeout_seconds": r.WriteTimeoutSeconds,
+		"negentropy_max_sessions": r.NegentropyMaxSessions, "negentropy_max_items": r.NegentropyMaxItems,
+		"negentropy_max_held_items": r.NegentropyMaxHeldItems, "negentropy_frame_bytes": r.NegentropyFrameBytes,
+		"negentropy_idle_seconds": r.NegentropyIdleSeconds,
 	} {
 		if v < 0 {
 			return fmt.Errorf(`"relay.%s" must not be negative`, name)

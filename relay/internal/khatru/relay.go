@@ -116,6 +116,10 @@ type Relay struct {
 
 	// set this to true to support negentropy
 	Negentropy bool
+	// PATCH (agentnode): NIP-77 bounds and item source (negentropy.go).
+	NegentropyLimits NegentropyLimits
+	NegentropyItems  func(ctx context.Context, filter nostr.Filter, max int, add func(nostr.Timestamp, string)) error
+	negBook          negentropyBook
 
 	// in case you call Server.Start
 	Addr       string
