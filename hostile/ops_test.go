@@ -167,7 +167,6 @@ func TestExportImport_freshNodeAnswersTheSame(t *testing.T) {
 	}
 }
 
-
 func TestExport_filters(t *testing.T) {
 	a := startNode(t, nil)
 	authors := opsCorpus(t, a)

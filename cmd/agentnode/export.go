@@ -23,9 +23,9 @@ const exportUsage = "export [--data DIR | --url WS_URL] [--filter JSON] [--since
 
 // exportFlags are export's source and filter.
 type exportFlags struct {
-	data, url, out      string
+	data, url, out       string
 	filter, since, kinds string
-	until               string
+	until                string
 }
 
 // runExport streams the matching events of a data directory (read-only:
