@@ -1,0 +1,53 @@
+package hostile
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/pgtest"
+	"github.com/agentnode/agentnode/internal/testkit"
+)
+
+func TestReadyz_LMDB(t *testing.T) {
+	n := startNode(t, nil)
+	if code, body := httpGet(t, n, "/readyz"); code != 200 || !strings.Contains(body, `"ok": true`) {
+		t.Fatalf("/readyz of a serving LMDB node: %d %s", code, body)
+	}
+}
+
+// TestReadyz_followsPostgres: /readyz turns 503 with the reason within 5 s
+// of PostgreSQL stopping and 200 once it is back; /healthz (liveness) stays
+// 200 throughout; writes work again afterwards.
+func TestReadyz_followsPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	n := startNodeWith(t, map[string]any{"postgres": map[string]any{"url": url}})
+	if code, body := httpGet(t, n, "/readyz"); code != 200 {
+		t.Fatalf("/readyz before PostgreSQL stops: %d %s", code, body)
+	}
+	pgtest.Stop(t)
+	var body string
+	testkit.WaitFor(t, 5*time.Second, "/readyz to answer 503 after PostgreSQL stopped", func() bool {
+		var code int
+		code, body = httpGet(t, n, "/readyz")
+		return code == 503
+	})
+	if !strings.Contains(body, "postgres") {
+		t.Errorf("/readyz gives no reason naming PostgreSQL: %s", body)
+	}
+	if !n.healthy() {
+		t.Error("/healthz is not 200 while PostgreSQL is down: liveness must not follow the database")
+	}
+	pgtest.Start(t)
+	testkit.WaitFor(t, 30*time.Second, "/readyz to answer 200 after PostgreSQL returned", func() bool {
+		code, b := httpGet(t, n, "/readyz")
+		body = b
+		return code == 200
+	})
+	c := n.client(t)
+	if _, err := publish(c, nostr.GeneratePrivateKey(), 1, nil, "back", 20*time.Second); err != nil {
+		t.Fatalf("publish after PostgreSQL returned: %v", err)
+	}
+}

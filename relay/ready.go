@@ -1,0 +1,88 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/agentnode/agentnode/relay/internal/lmdbw"
+)
+
+// readyTimeout bounds one readiness check: a database that does not
+// answer within it is not ready.
+const readyTimeout = 2 * time.Second
+
+// errListenerDown: the PostgreSQL LISTEN connection (live fan-out across
+// instances) is lost and not yet re-established.
+var errListenerDown = errors.New("postgres listener disconnected")
+
+// Ready is nil when the relay can store and serve events now, else the
+// reason: the store is closed, LMDB cannot begin a read transaction, or in
+// PostgreSQL mode the database does not answer within readyTimeout or the
+// LISTEN connection is down. Liveness (/healthz) is another matter: a node
+// that is not ready is still alive and recovers by itself.
+func (r *Relay) Ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	return r.store.readiness(ctx)
+}
+
+// handleReady is GET /readyz: 200 {"ok":true}, or 503 with the reason.
+func (r *Relay) handleReady(w http.ResponseWriter, req *http.Request) {
+	if err := r.Ready(req.Context()); err != nil {
+		w.Header().Set("Retry-After", "5")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "reason": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+// readiness checks that the store is open and LMDB begins a read transaction.
+func (s *store) readiness(context.Context) error {
+	done, err := s.enter()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := lmdbw.Ping(s.events); err != nil {
+		return fmt.Errorf("event store: %w", err)
+	}
+	return nil
+}
+
+// readiness checks that the backend is open, the database answers and the
+// Listener is connected.
+func (b *pgBackend) readiness(ctx context.Context) error {
+	done, err := b.enter()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := b.pg.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return b.listening.err()
+}
+
+// listenHealth is the state of the Listener's connection: down from an
+// error until it listens or catches up again.
+type listenHealth struct {
+	mu   sync.Mutex
+	last error
+}
+
+func (h *listenHealth) up() { h.mu.Lock(); h.last = nil; h.mu.Unlock() }
+
+func (h *listenHealth) down(err error) { h.mu.Lock(); h.last = err; h.mu.Unlock() }
+
+func (h *listenHealth) err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.last != nil {
+		return fmt.Errorf("%w: %w", errListenerDown, h.last)
+	}
+	return nil
+}
