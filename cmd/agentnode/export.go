@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -19,13 +20,12 @@ func init() {
 	commands["export"] = command{"write stored events as JSONL, one event a line (strfry-compatible)", runExport}
 }
 
-const exportUsage = "export [--data DIR | --url WS_URL] [--filter JSON] [--since T] [--until T] [--kinds K,K] [--out FILE]"
+const exportUsage = "export [--data DIR | --postgres URL | --url WS_URL] [--filter JSON] [--since T] [--until T] [--kinds K,K] [--out FILE]"
 
 // exportFlags are export's source and filter.
 type exportFlags struct {
-	data, url, out       string
-	filter, since, kinds string
-	until                string
+	data, url, postgres, out    string
+	filter, since, until, kinds string
 }
 
 // runExport streams the matching events of a data directory (read-only:
@@ -36,6 +36,7 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 	fs := m.newFlagSet("export", exportUsage)
 	fs.StringVar(&f.data, "data", m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory to read (read-only; works while serve runs) (env AGENTNODE_DATA)")
 	fs.StringVar(&f.url, "url", "", "read from a running node or relay at this ws(s):// URL instead (paged REQs)")
+	fs.StringVar(&f.postgres, "postgres", "", "read from this PostgreSQL database instead (serve may be running on it)")
 	fs.StringVar(&f.filter, "filter", "", `NIP-01 filter as JSON, e.g. '{"kinds":[31990],"authors":["<hex>"]}'`)
 	fs.StringVar(&f.since, "since", "", "only events created at or after T (unix seconds or RFC 3339)")
 	fs.StringVar(&f.until, "until", "", "only events created at or before T (unix seconds or RFC 3339)")
@@ -64,9 +65,12 @@ func (m *Main) export(ctx context.Context, f exportFlags, filter nostr.Filter) e
 	}
 	w := &jsonlWriter{w: bufio.NewWriterSize(out, 64<<10)}
 	var err error
-	if f.url != "" {
+	switch {
+	case f.url != "":
 		err = exportURL(ctx, f.url, filter, w.write)
-	} else {
+	case f.postgres != "":
+		err = m.exportPostgres(ctx, f.postgres, filter, w.write)
+	default:
 		err = relay.ExportEvents(ctx, f.data, filter, w.write)
 	}
 	if ferr := w.w.Flush(); err == nil {
@@ -155,4 +159,20 @@ func parseKinds(s string) ([]int, error) {
 		kinds = append(kinds, k)
 	}
 	return kinds, nil
+}
+
+// exportPostgres pages through a PostgreSQL store with an in-process relay
+// (no listener of its own is needed, but Open starts one: cheap).
+func (m *Main) exportPostgres(ctx context.Context, url string, filter nostr.Filter, visit func(*nostr.Event) error) error {
+	r, err := relay.Open(ctx, relay.Config{Postgres: url, Version: Version, Logger: quietLogger(m)})
+	if err != nil {
+		return err
+	}
+	defer r.Close(context.WithoutCancel(ctx))
+	return exportPaged(ctx, r.QuerySync, filter, visit)
+}
+
+// quietLogger logs warnings and errors to stderr.
+func quietLogger(m *Main) *slog.Logger {
+	return slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

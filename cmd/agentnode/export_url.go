@@ -27,9 +27,16 @@ func exportURL(ctx context.Context, url string, filter nostr.Filter, visit func(
 		return err
 	}
 	defer conn.Close()
+	return exportPaged(ctx, func(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+		return conn.Query(ctx, nostr.Filters{f})
+	}, filter, visit)
+}
+
+// exportPaged pages through query's answers as described at exportURL.
+func exportPaged(ctx context.Context, query func(context.Context, nostr.Filter) ([]*nostr.Event, error), filter nostr.Filter, visit func(*nostr.Event) error) error {
 	p := pager{filter: filter, left: filter.Limit}
 	for {
-		page, err := conn.Query(ctx, nostr.Filters{p.next()})
+		page, err := query(ctx, p.next())
 		if err != nil {
 			return err
 		}

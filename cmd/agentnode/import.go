@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 
@@ -80,8 +79,7 @@ func (m *Main) importTarget(ctx context.Context, f importFlags) (publisher, func
 	if f.url != "" {
 		return dialPublisher(ctx, f.url)
 	}
-	cfg := relay.Config{DataDir: f.data, Version: Version,
-		Logger: slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	cfg := relay.Config{DataDir: f.data, Version: Version, Logger: quietLogger(m)}
 	if f.postgres != "" {
 		cfg.DataDir, cfg.Postgres = "", f.postgres
 	}
