@@ -36,7 +36,7 @@ func runImport(ctx context.Context, m *Main, args []string) error {
 	fs.StringVar(&f.data, "data", m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory to import into (serve must not be running on it; use --url then) (env AGENTNODE_DATA)")
 	fs.StringVar(&f.postgres, "postgres", "", "import into this PostgreSQL database instead (serve may be running on it)")
 	fs.StringVar(&f.url, "url", "", "import into a running node or relay at this ws(s):// URL instead")
-	fs.IntVar(&f.parallel, "parallel", 16, "events in flight at once (the relay commits them in groups)")
+	fs.IntVar(&f.parallel, "parallel", 64, "events in flight at once (the relay commits them in groups)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
