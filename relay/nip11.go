@@ -113,22 +113,22 @@ func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
 	info := r.khatru.Relay.Info
 	doc := infoDocument{RelayInformationDocument: info,
 		PubKey: info.PubKey, Contact: info.Contact, Icon: info.Icon, Banner: info.Banner, Limitation: limitationDocument{
-		RelayLimitationDocument: info.Limitation,
-		MaxTagValueLength:       lim.MaxTagValueBytes,
-		MaxTagValueByKind:       policies.AgentTagValueLimits(lim.MaxTagValueBytes).Advertised(),
-		MaxFilters:              lim.MaxFilters,
-		MaxFilterValues:         lim.MaxFilterValues,
-		MaxSearchWords:          lim.MaxSearchWords,
-		MaxConcurrentQueries:    lim.MaxConcurrentQueries,
-		MaxOutboundBytes:        lim.MaxOutboundBytes,
-		MaxOutboundMessages:     lim.MaxOutboundMessages,
-		RequestsPerSecond:       max(lim.RequestsPerSecond, 0),
-		EventsPerSecond:         max(lim.EventsPerSecond, 0),
-		EventsBurst:             max(lim.EventsBurst, 0),
-		MaxCount:                lim.MaxCount,
-		MaxConnections:          max(lim.MaxConnections, 0),
-		MaxConnectionsPerIP:     max(lim.MaxConnectionsPerIP, 0),
-	}}
+			RelayLimitationDocument: info.Limitation,
+			MaxTagValueLength:       lim.MaxTagValueBytes,
+			MaxTagValueByKind:       policies.AgentTagValueLimits(lim.MaxTagValueBytes).Advertised(),
+			MaxFilters:              lim.MaxFilters,
+			MaxFilterValues:         lim.MaxFilterValues,
+			MaxSearchWords:          lim.MaxSearchWords,
+			MaxConcurrentQueries:    lim.MaxConcurrentQueries,
+			MaxOutboundBytes:        lim.MaxOutboundBytes,
+			MaxOutboundMessages:     lim.MaxOutboundMessages,
+			RequestsPerSecond:       max(lim.RequestsPerSecond, 0),
+			EventsPerSecond:         max(lim.EventsPerSecond, 0),
+			EventsBurst:             max(lim.EventsBurst, 0),
+			MaxCount:                lim.MaxCount,
+			MaxConnections:          max(lim.MaxConnections, 0),
+			MaxConnectionsPerIP:     max(lim.MaxConnectionsPerIP, 0),
+		}}
 	w.Header().Set("Content-Type", "application/nostr+json")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	json.NewEncoder(w).Encode(doc)
