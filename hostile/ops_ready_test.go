@@ -1,7 +1,13 @@
 package hostile
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,4 +56,48 @@ func TestReadyz_followsPostgres(t *testing.T) {
 	if _, err := publish(c, nostr.GeneratePrivateKey(), 1, nil, "back", 20*time.Second); err != nil {
 		t.Fatalf("publish after PostgreSQL returned: %v", err)
 	}
+}
+
+// TestReadyz_floodDoesNotStarveWrites: strangers hammering /readyz on a
+// PostgreSQL node (each probe could be a database ping) do not keep
+// publishers from their OKs: one check runs at a time and its answer is
+// reused for a second.
+func TestReadyz_floodDoesNotStarveWrites(t *testing.T) {
+	url := pgtest.URL(t)
+	n := startNodeWith(t, map[string]any{"postgres": map[string]any{"url": url},
+		"relay": map[string]any{"events_per_second": 100000, "events_burst": 100000}})
+	ctx, stop := context.WithCancel(context.Background())
+	var probes, notReady atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			c := &http.Client{Timeout: 10 * time.Second}
+			for ctx.Err() == nil {
+				resp, err := c.Get("http://" + n.addr + "/readyz")
+				if err != nil {
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				probes.Add(1)
+				if resp.StatusCode != 200 {
+					notReady.Add(1)
+				}
+			}
+		})
+	}
+	defer func() { stop(); wg.Wait() }()
+	c := n.client(t)
+	sk := nostr.GeneratePrivateKey()
+	for i := range 300 {
+		if _, err := publish(c, sk, 1, nil, fmt.Sprint("under probes ", i), 20*time.Second); err != nil {
+			t.Fatalf("publish %d during the /readyz flood (%d probes so far): %v", i, probes.Load(), err)
+		}
+	}
+	stop()
+	wg.Wait()
+	if notReady.Load() > 0 {
+		t.Errorf("%d of %d probes answered not ready while the database was up", notReady.Load(), probes.Load())
+	}
+	t.Logf("300 events published during %d /readyz probes", probes.Load())
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/agentnode/agentnode/relay/internal/lmdbw"
 )
 
@@ -24,10 +26,52 @@ var errListenerDown = errors.New("postgres listener disconnected")
 // PostgreSQL mode the database does not answer within readyTimeout or the
 // LISTEN connection is down. Liveness (/healthz) is another matter: a node
 // that is not ready is still alive and recovers by itself.
+//
+// One check runs at a time and its answer is reused for readyReuse, so a
+// flood of probes costs the database at most a ping per readyReuse.
 func (r *Relay) Ready(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
-	defer cancel()
-	return r.store.readiness(ctx)
+	return r.readyState.get(ctx, func() error {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readyTimeout)
+		defer cancel()
+		return r.store.readiness(ctx)
+	})
+}
+
+// readyReuse is how long one readiness answer is reused.
+const readyReuse = time.Second
+
+// readyCache runs one readiness check at a time (callers in the
+// meantime share its answer) and keeps its answer for readyReuse.
+type readyCache struct {
+	flight singleflight.Group
+	mu     sync.Mutex
+	at     time.Time
+	err    error
+}
+
+// get returns the last answer while it is fresh, else the answer of the
+// check in flight (starting one if none is), or ctx's error if ctx ends
+// first. A check ends within readyTimeout.
+func (c *readyCache) get(ctx context.Context, check func() error) error {
+	c.mu.Lock()
+	fresh, err := !c.at.IsZero() && time.Since(c.at) < readyReuse, c.err
+	c.mu.Unlock()
+	if fresh {
+		return err
+	}
+	ch := c.flight.DoChan("ready", func() (any, error) {
+		err := check()
+		c.mu.Lock()
+		c.at, c.err = time.Now(), err
+		c.mu.Unlock()
+		return nil, err
+	})
+	select {
+	case res := <-ch:
+		return res.Err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // handleReady is GET /readyz: 200 {"ok":true}, or 503 with the reason.
