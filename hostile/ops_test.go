@@ -300,3 +300,40 @@ func TestImport_reportsEachRefusalWithItsReason(t *testing.T) {
 		t.Fatalf("the node stores %v, want only %s", ids, good.ID)
 	}
 }
+
+// TestImport_intoARunningNode: import --url publishes into a running node
+// and reports its refusals; import --data on that node's directory is
+// refused with a pointer to --url.
+func TestImport_intoARunningNode(t *testing.T) {
+	n := startNode(t, nil)
+	sk := nostr.GeneratePrivateKey()
+	var in bytes.Buffer
+	var want []string
+	for i := range 50 {
+		e := opsSign(t, sk, 1, nil, fmt.Sprint("imported ", i), nostr.Now()-nostr.Timestamp(i))
+		want = append(want, e.ID)
+		b, _ := json.Marshal(e)
+		in.Write(append(b, '\n'))
+	}
+	forged := opsSign(t, sk, 1, nil, "forged", nostr.Now())
+	forged.Sig = strings.Repeat("0", 128)
+	b, _ := json.Marshal(forged)
+	in.Write(append(b, '\n'))
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(path, in.Bytes(), 0o600)
+
+	out, err := runCLI(t, n, "import", path, "--url", n.url)
+	if err == nil || !strings.Contains(string(out), "line 51: "+forged.ID+": invalid:") ||
+		!strings.Contains(string(out), "imported 50 of 51 lines: 1 refused (invalid 1), 0 unreadable") {
+		t.Fatalf("import --url: %v\n%s", err, out)
+	}
+	ids := storedIDs(t, n, nostr.Filter{Authors: []string{forged.PubKey}, Limit: 100})
+	for _, id := range want {
+		if !ids[id] {
+			t.Fatalf("event %s imported over the URL is not stored (%d stored)", id, len(ids))
+		}
+	}
+	if out, err := runCLI(t, n, "import", path, "--data", n.data); err == nil || !strings.Contains(string(out), "data dir in use") || !strings.Contains(string(out), "--url") {
+		t.Fatalf("import --data into a running node's directory: %v\n%s", err, out)
+	}
+}
