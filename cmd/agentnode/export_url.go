@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip11"
 
 	"github.com/agentnode/agentnode/internal/relayclient"
 )
@@ -29,12 +31,26 @@ func exportURL(ctx context.Context, url string, filter nostr.Filter, visit func(
 	defer conn.Close()
 	return exportPaged(ctx, func(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
 		return conn.Query(ctx, nostr.Filters{f})
-	}, filter, visit)
+	}, filter, pageSize(ctx, url), visit)
 }
 
-// exportPaged pages through query's answers as described at exportURL.
-func exportPaged(ctx context.Context, query func(context.Context, nostr.Filter) ([]*nostr.Event, error), filter nostr.Filter, visit func(*nostr.Event) error) error {
-	p := pager{filter: filter, left: filter.Limit}
+// pageSize is exportPage, or less if the relay's NIP-11 document says its
+// max_limit is lower: a page is full only when it holds what was asked.
+func pageSize(ctx context.Context, url string) int {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	info, err := nip11.Fetch(ctx, url)
+	if err != nil || info.Limitation == nil || info.Limitation.MaxLimit <= 0 {
+		return exportPage
+	}
+	return min(exportPage, info.Limitation.MaxLimit)
+}
+
+// exportPaged pages through query's answers as described at exportURL,
+// asking for size events a page (query must answer that many when it has
+// them).
+func exportPaged(ctx context.Context, query func(context.Context, nostr.Filter) ([]*nostr.Event, error), filter nostr.Filter, size int, visit func(*nostr.Event) error) error {
+	p := pager{filter: filter, left: filter.Limit, size: size}
 	for {
 		page, err := query(ctx, p.next())
 		if err != nil {
@@ -54,7 +70,7 @@ type pager struct {
 	until   *nostr.Timestamp
 	atUntil map[string]bool
 	left    int // events still wanted (0: no limit)
-	largest int // the largest page the relay answered
+	size    int // events asked for a page
 }
 
 // next is the filter of the next page.
@@ -63,9 +79,9 @@ func (p *pager) next() nostr.Filter {
 	if p.until != nil {
 		f.Until = p.until
 	}
-	f.Limit = exportPage
+	f.Limit = p.size
 	if p.left > 0 {
-		f.Limit = min(p.left, exportPage)
+		f.Limit = min(p.left, p.size)
 	}
 	return f
 }
@@ -76,7 +92,6 @@ func (p *pager) take(page []*nostr.Event, visit func(*nostr.Event) error) (done 
 	if len(page) == 0 {
 		return true, nil
 	}
-	p.largest = max(p.largest, len(page))
 	oldest, fresh := page[len(page)-1].CreatedAt, 0
 	seen := map[string]bool{}
 	for _, evt := range page {
@@ -106,13 +121,14 @@ func (p *pager) take(page []*nostr.Event, visit func(*nostr.Event) error) (done 
 
 // advance sets the next until: the oldest second again (its unseen events
 // may follow) after a page with new events, the second before it after a
-// page of already written ones.
+// page of already written ones — unless that page was full and all of one
+// second: then more of that second may exist than a page can show.
 func (p *pager) advance(page []*nostr.Event, oldest nostr.Timestamp, fresh int, seen map[string]bool) (bool, error) {
 	if fresh > 0 {
 		p.until, p.atUntil = &oldest, seen
 		return false, nil
 	}
-	if len(seen) == len(page) && len(page) >= p.largest && len(page) > 1 {
+	if len(seen) == len(page) && len(page) >= p.size {
 		return true, fmt.Errorf("%w (%d at created_at %d): export from the data directory (--data) instead", errStuck, len(page), oldest)
 	}
 	if oldest == 0 {
