@@ -2,6 +2,7 @@ package hostile
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
 
 	"github.com/agentnode/agentnode/internal/testkit"
 )
@@ -76,7 +78,8 @@ func TestBackup_underPublishLoadRestoresEveryAcknowledgedEvent(t *testing.T) {
 	defer func() { stop(); wait() }()
 	testkit.WaitFor(t, 60*time.Second, "2000 acknowledged events", func() bool { return len(got.snapshot()) >= 2000 })
 
-	before := got.snapshot() // acknowledged before the backup began
+	owner, id := stateDoc(t, n, n.data) // an Agent State Model document in state.db (SQLite, WAL)
+	before := got.snapshot()            // acknowledged before the backup began
 	dir := filepath.Join(t.TempDir(), "backup")
 	out, err := runCLI(t, n, "backup", dir, "--data", n.data)
 	if err != nil {
@@ -96,6 +99,11 @@ func TestBackup_underPublishLoadRestoresEveryAcknowledgedEvent(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(restored, "agents", "api.token")); strings.TrimSpace(string(b)) != n.token(t) {
 		t.Fatalf("the restored API token is %q, want the node's", b)
+	}
+	out, err = runCLI(t, n, "state", "get", "--owner", owner, "--schema", settingsSchema, "--id", id, "--data", restored, "--json")
+	var doc struct{ Object map[string]any }
+	if err != nil || json.Unmarshal(out, &doc) != nil || doc.Object["language"] != "es" {
+		t.Fatalf("the state document after restore (want language es): %v\n%s", err, out)
 	}
 	r := startNodeAt(t, restored, map[string]any{"relay": map[string]any{"max_limit": 50000}})
 	ids := storedIDs(t, r, nostr.Filter{Kinds: []int{1}, Limit: 50000})
@@ -189,4 +197,21 @@ func TestCompact_refusesARunningNodeAndKeepsEveryEvent(t *testing.T) {
 			t.Fatalf("note %s lost by compact", id)
 		}
 	}
+}
+
+const settingsSchema = "did:nuwa:core:AgentSettings#v1"
+
+// stateDoc stores the owner's settings (a core model, id = the owner's
+// hex key) in data's state.db with the CLI, beside the running node; it
+// returns the owner's npub and hex key.
+func stateDoc(t *testing.T, n *node, data string) (string, string) {
+	t.Helper()
+	pk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
+	owner, _ := nip19.EncodePublicKey(pk)
+	out, err := runCLI(t, n, "state", "put", "--owner", owner, "--schema", settingsSchema, "--id", pk,
+		"--object", `{"language":"es"}`, "--data", data)
+	if err != nil {
+		t.Fatalf("state put: %v\n%s", err, out)
+	}
+	return owner, pk
 }
