@@ -337,3 +337,22 @@ func TestImport_intoARunningNode(t *testing.T) {
 		t.Fatalf("import --data into a running node's directory: %v\n%s", err, out)
 	}
 }
+
+// TestImport_enforcesTheConfigsLimits: with --config the import refuses
+// what the node's relay section refuses (here, more than 3 tags).
+func TestImport_enforcesTheConfigsLimits(t *testing.T) {
+	sk := nostr.GeneratePrivateKey()
+	tagged := opsSign(t, sk, 1, nostr.Tags{{"t", "a"}, {"t", "b"}, {"t", "c"}, {"t", "d"}, {"t", "e"}}, "five tags", nostr.Now())
+	b, _ := json.Marshal(tagged)
+	dir := t.TempDir()
+	path, config := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "config.json")
+	os.WriteFile(path, append(b, '\n'), 0o600)
+	os.WriteFile(config, []byte(`{"relay": {"max_event_tags": 3}}`), 0o600)
+	out, err := runCLI(t, nil, "import", path, "--data", t.TempDir(), "--config", config)
+	if err == nil || !strings.Contains(string(out), "line 1: "+tagged.ID+": ") || !strings.Contains(string(out), "1 refused") {
+		t.Fatalf("import --config with max_event_tags 3 of an event with 5 tags: %v\n%s", err, out)
+	}
+	if out, err := runCLI(t, nil, "import", path, "--data", t.TempDir()); err != nil {
+		t.Fatalf("import with the default limits: %v\n%s", err, out)
+	}
+}

@@ -17,12 +17,12 @@ func init() {
 	commands["import"] = command{"store JSONL events through the relay's own checks, reporting each refusal", runImport}
 }
 
-const importUsage = "import [FILE | -] [--data DIR | --postgres URL | --url WS_URL] [--parallel N]"
+const importUsage = "import [FILE | -] [--data DIR | --postgres URL | --url WS_URL] [--config FILE] [--parallel N]"
 
 // importFlags are import's input and target.
 type importFlags struct {
-	data, postgres, url string
-	parallel            int
+	data, postgres, url, config string
+	parallel                    int
 }
 
 // runImport reads JSONL events (a file, or stdin) and publishes each
@@ -36,6 +36,7 @@ func runImport(ctx context.Context, m *Main, args []string) error {
 	fs.StringVar(&f.data, "data", m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory to import into (serve must not be running on it; use --url then) (env AGENTNODE_DATA)")
 	fs.StringVar(&f.postgres, "postgres", "", "import into this PostgreSQL database instead (serve may be running on it)")
 	fs.StringVar(&f.url, "url", "", "import into a running node or relay at this ws(s):// URL instead")
+	fs.StringVar(&f.config, "config", m.envOr("AGENTNODE_CONFIG", ""), "with --data or --postgres: the node's serve --config file, whose \"relay\" limits the import enforces (default: the default limits) (env AGENTNODE_CONFIG)")
 	fs.IntVar(&f.parallel, "parallel", 64, "events in flight at once (the relay commits them in groups)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -79,7 +80,11 @@ func (m *Main) importTarget(ctx context.Context, f importFlags) (publisher, func
 	if f.url != "" {
 		return dialPublisher(ctx, f.url)
 	}
-	cfg := relay.Config{DataDir: f.data, Version: Version, Logger: quietLogger(m)}
+	limits, err := m.configLimits(f.config)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := relay.Config{DataDir: f.data, Version: Version, Logger: quietLogger(m), Limits: limits}
 	if f.postgres != "" {
 		cfg.DataDir, cfg.Postgres = "", f.postgres
 	}
@@ -116,4 +121,17 @@ func (s *importSummary) report(w io.Writer) error {
 		return fmt.Errorf("import: %d of %d lines not stored (reasons above)", bad, s.lines)
 	}
 	return nil
+}
+
+// configLimits are the relay limits of a serve --config file ("": the
+// defaults), read by serve's own parser.
+func (m *Main) configLimits(path string) (relay.Limits, error) {
+	if path == "" {
+		return relay.Limits{}, nil
+	}
+	c := &ServeCommand{m: m}
+	if err := c.ParseFlags([]string{"--config", path}); err != nil {
+		return relay.Limits{}, fmt.Errorf("import: %w", err)
+	}
+	return c.relayLimits(), nil
 }
