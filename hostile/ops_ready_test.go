@@ -40,9 +40,15 @@ func TestReadyz_followsPostgres(t *testing.T) {
 		code, body = httpGet(t, n, "/readyz")
 		return code == 503
 	})
-	if !strings.Contains(body, "postgres") {
+	if !strings.Contains(body, `"reason": "postgres not answering"`) && !strings.Contains(body, `"reason": "postgres listener disconnected"`) {
 		t.Errorf("/readyz gives no reason naming PostgreSQL: %s", body)
 	}
+	if strings.Contains(body, "127.0.0.1") || strings.Contains(body, "user=") || strings.Contains(body, "dial") {
+		t.Errorf("/readyz shows a stranger the database error's detail: %s", body)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the node to log why it is not ready", func() bool {
+		return strings.Contains(n.logs.String(), "not ready") // the log arrives through a pipe
+	})
 	if !n.healthy() {
 		t.Error("/healthz is not 200 while PostgreSQL is down: liveness must not follow the database")
 	}

@@ -17,9 +17,27 @@ import (
 // answer within it is not ready.
 const readyTimeout = 2 * time.Second
 
-// errListenerDown: the PostgreSQL LISTEN connection (live fan-out across
-// instances) is lost and not yet re-established.
-var errListenerDown = errors.New("postgres listener disconnected")
+// Why a store is not ready: /readyz shows these texts, never the
+// underlying error (which names hosts and users); the log has the detail.
+var (
+	// errStoreUnreadable: LMDB cannot begin a read transaction.
+	errStoreUnreadable = errors.New("event store unreadable")
+	// errPostgresDown: the database does not answer a ping in time.
+	errPostgresDown = errors.New("postgres not answering")
+	// errListenerDown: the PostgreSQL LISTEN connection (live fan-out
+	// across instances) is lost and not yet re-established.
+	errListenerDown = errors.New("postgres listener disconnected")
+)
+
+// publicReason is the stable text /readyz gives for err.
+func publicReason(err error) string {
+	for _, known := range []error{ErrClosed, errStoreUnreadable, errPostgresDown, errListenerDown} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
+	}
+	return "not ready"
+}
 
 // Ready is nil when the relay can store and serve events now, else the
 // reason: the store is closed, LMDB cannot begin a read transaction, or in
@@ -34,7 +52,17 @@ func (r *Relay) Ready(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readyTimeout)
 		defer cancel()
 		return r.store.readiness(ctx)
-	})
+	}, r.logReadiness)
+}
+
+// logReadiness logs a change of readiness, with the detail /readyz leaves out.
+func (r *Relay) logReadiness(prev, now error) {
+	switch {
+	case now != nil && (prev == nil || prev.Error() != now.Error()):
+		r.log.Warn("not ready", "err", now)
+	case now == nil && prev != nil:
+		r.log.Info("ready again")
+	}
 }
 
 // readyReuse is how long one readiness answer is reused.
@@ -52,7 +80,7 @@ type readyCache struct {
 // get returns the last answer while it is fresh, else the answer of the
 // check in flight (starting one if none is), or ctx's error if ctx ends
 // first. A check ends within readyTimeout.
-func (c *readyCache) get(ctx context.Context, check func() error) error {
+func (c *readyCache) get(ctx context.Context, check func() error, changed func(prev, now error)) error {
 	c.mu.Lock()
 	fresh, err := !c.at.IsZero() && time.Since(c.at) < readyReuse, c.err
 	c.mu.Unlock()
@@ -62,8 +90,10 @@ func (c *readyCache) get(ctx context.Context, check func() error) error {
 	ch := c.flight.DoChan("ready", func() (any, error) {
 		err := check()
 		c.mu.Lock()
+		prev := c.err
 		c.at, c.err = time.Now(), err
 		c.mu.Unlock()
+		changed(prev, err)
 		return nil, err
 	})
 	select {
@@ -78,7 +108,7 @@ func (c *readyCache) get(ctx context.Context, check func() error) error {
 func (r *Relay) handleReady(w http.ResponseWriter, req *http.Request) {
 	if err := r.Ready(req.Context()); err != nil {
 		w.Header().Set("Retry-After", "5")
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "reason": err.Error()})
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "reason": publicReason(err)})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -92,7 +122,7 @@ func (s *store) readiness(context.Context) error {
 	}
 	defer done()
 	if err := lmdbw.Ping(s.events); err != nil {
-		return fmt.Errorf("event store: %w", err)
+		return fmt.Errorf("%w: %w", errStoreUnreadable, err)
 	}
 	return nil
 }
@@ -106,7 +136,7 @@ func (b *pgBackend) readiness(ctx context.Context) error {
 	}
 	defer done()
 	if err := b.pg.Ping(ctx); err != nil {
-		return fmt.Errorf("postgres: %w", err)
+		return fmt.Errorf("%w: %w", errPostgresDown, err)
 	}
 	return b.listening.err()
 }

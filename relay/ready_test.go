@@ -23,7 +23,7 @@ func TestReadyCache_floodCostsOneCheckPerReuse(t *testing.T) {
 			var wg sync.WaitGroup
 			for range 1000 {
 				wg.Go(func() {
-					if err := c.get(context.Background(), check); !errors.Is(err, down) {
+					if err := c.get(context.Background(), check, func(error, error) {}); !errors.Is(err, down) {
 						t.Errorf("probe answered %v, want the check's error", err)
 					}
 				})
