@@ -62,8 +62,11 @@ func (m *Main) readEvents(ctx context.Context, in io.Reader, jobs chan<- importJ
 	r := bufio.NewReaderSize(in, 64<<10)
 	for n := 1; ; n++ {
 		line, err := readLine(r, maxImportLine)
-		if errors.Is(err, io.EOF) {
+		switch {
+		case errors.Is(err, io.EOF):
 			return nil
+		case err != nil && !errors.Is(err, errLineTooLong):
+			return fmt.Errorf("read line %d: %w", n, err) // the input failed, not the line
 		}
 		var job importJob
 		if err == nil {
