@@ -13,12 +13,14 @@ import (
 //	GET /api/verify/{agent}        one agent's owner verification
 //	GET /api/owners/{owner}/agents every agent linked to an owner, verified
 //	GET /healthz                   liveness
+//	GET /readyz                    readiness: the store (and PostgreSQL, its listener) answer (ready.go)
 func (r *Relay) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/verify/{agent}", r.handleVerify)
 	mux.HandleFunc("GET /api/owners/{owner}/agents", r.handleOwnerAgents)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	})
+	mux.HandleFunc("GET /readyz", r.handleReady)
 	mux.HandleFunc("GET /{$}", r.handleIndex)
 }
 

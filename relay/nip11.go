@@ -76,8 +76,16 @@ func (r *Relay) SetOperator(op Operator) {
 // infoDocument is the NIP-11 document as served: go-nostr's, with the
 // limitation object extended by every other budget the relay enforces, so
 // that a client can read all of them (NIP-11 lets a relay add fields).
+//
+// The operator's fields are left out when unset (they shadow go-nostr's,
+// which are always written): "pubkey": "" is not a key, and clients that
+// check the document (nak relay) refuse all of it for one.
 type infoDocument struct {
 	*nip11.RelayInformationDocument
+	PubKey     string             `json:"pubkey,omitempty"`
+	Contact    string             `json:"contact,omitempty"`
+	Icon       string             `json:"icon,omitempty"`
+	Banner     string             `json:"banner,omitempty"`
 	Limitation limitationDocument `json:"limitation"`
 }
 
@@ -103,23 +111,24 @@ type limitationDocument struct {
 func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
 	lim := r.cfg.Limits
 	info := r.khatru.Relay.Info
-	doc := infoDocument{RelayInformationDocument: info, Limitation: limitationDocument{
-		RelayLimitationDocument: info.Limitation,
-		MaxTagValueLength:       lim.MaxTagValueBytes,
-		MaxTagValueByKind:       policies.AgentTagValueLimits(lim.MaxTagValueBytes).Advertised(),
-		MaxFilters:              lim.MaxFilters,
-		MaxFilterValues:         lim.MaxFilterValues,
-		MaxSearchWords:          lim.MaxSearchWords,
-		MaxConcurrentQueries:    lim.MaxConcurrentQueries,
-		MaxOutboundBytes:        lim.MaxOutboundBytes,
-		MaxOutboundMessages:     lim.MaxOutboundMessages,
-		RequestsPerSecond:       max(lim.RequestsPerSecond, 0),
-		EventsPerSecond:         max(lim.EventsPerSecond, 0),
-		EventsBurst:             max(lim.EventsBurst, 0),
-		MaxCount:                lim.MaxCount,
-		MaxConnections:          max(lim.MaxConnections, 0),
-		MaxConnectionsPerIP:     max(lim.MaxConnectionsPerIP, 0),
-	}}
+	doc := infoDocument{RelayInformationDocument: info,
+		PubKey: info.PubKey, Contact: info.Contact, Icon: info.Icon, Banner: info.Banner, Limitation: limitationDocument{
+			RelayLimitationDocument: info.Limitation,
+			MaxTagValueLength:       lim.MaxTagValueBytes,
+			MaxTagValueByKind:       policies.AgentTagValueLimits(lim.MaxTagValueBytes).Advertised(),
+			MaxFilters:              lim.MaxFilters,
+			MaxFilterValues:         lim.MaxFilterValues,
+			MaxSearchWords:          lim.MaxSearchWords,
+			MaxConcurrentQueries:    lim.MaxConcurrentQueries,
+			MaxOutboundBytes:        lim.MaxOutboundBytes,
+			MaxOutboundMessages:     lim.MaxOutboundMessages,
+			RequestsPerSecond:       max(lim.RequestsPerSecond, 0),
+			EventsPerSecond:         max(lim.EventsPerSecond, 0),
+			EventsBurst:             max(lim.EventsBurst, 0),
+			MaxCount:                lim.MaxCount,
+			MaxConnections:          max(lim.MaxConnections, 0),
+			MaxConnectionsPerIP:     max(lim.MaxConnectionsPerIP, 0),
+		}}
 	w.Header().Set("Content-Type", "application/nostr+json")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	json.NewEncoder(w).Encode(doc)

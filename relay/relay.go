@@ -39,7 +39,8 @@ type Relay struct {
 
 	refused refusalCounts // events the policies refused (refusals.go)
 
-	verifyQ atomic.Pointer[SourceQuerier] // SetVerifier (verify_sources.go)
+	verifyQ    atomic.Pointer[SourceQuerier] // SetVerifier (verify_sources.go)
+	readyState readyCache                    // the last readiness answer (ready.go)
 
 	stored    storedHooks // OnStored listeners
 	ephemeral storedHooks // OnEphemeral listeners (ephemeral.go)
