@@ -38,6 +38,7 @@ type Relay struct {
 	mem       *memguard.Guard       // the memory ceiling (nil: none)
 
 	refused refusalCounts // events the policies refused (refusals.go)
+	manage  *management   // NIP-86: operators, allow and deny lists (manage.go)
 
 	stored    storedHooks // OnStored listeners
 	ephemeral storedHooks // OnEphemeral listeners (ephemeral.go)
@@ -58,7 +59,12 @@ func Open(ctx context.Context, cfg Config) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Relay{cfg: cfg, log: cfg.Logger, store: st, conns: map[*khatru.WebSocket]struct{}{}}
+	mgmt, err := openManagement(cfg)
+	if err != nil {
+		st.close()
+		return nil, err
+	}
+	r := &Relay{cfg: cfg, log: cfg.Logger, store: st, conns: map[*khatru.WebSocket]struct{}{}, manage: mgmt}
 	r.khatru = khatru.NewRouter()
 	r.wire()
 	if err := st.startIngest(r.announce, r.announceRemoteEphemeral); err != nil {
@@ -104,6 +110,7 @@ func (r *Relay) wire() {
 
 	rl.RejectEvent = append(rl.RejectEvent, r.refused.counted(
 		policies.EventRateLimiter(lim.EventsPerSecond, lim.EventsBurst, time.Now, r.cfg.TrustedProxies...),
+		r.manage.reject, // the operator's lists (manage.go)
 		policies.RejectOversizedByKind(lim.MaxContentBytes, lim.MaxEventTags, policies.AgentTagValueLimits(lim.MaxTagValueBytes)),
 		policies.RejectFarFuture(lim.MaxFutureSkew, nostr.Now),
 		policies.RejectExpired(nostr.Now),
@@ -201,6 +208,10 @@ func (r *Relay) countHLLHook(ctx context.Context, f nostr.Filter, offset int) (i
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Header.Get("Upgrade") != "websocket" && req.Header.Get("Accept") == "application/nostr+json" {
 		r.serveNIP11(w, req)
+		return
+	}
+	if isNIP86(req) {
+		r.serveNIP86(w, req) // nip86.go: never khatru's
 		return
 	}
 	r.khatru.ServeHTTP(w, req)

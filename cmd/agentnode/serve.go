@@ -240,7 +240,7 @@ func closeErr(fn func() error) func(context.Context) error {
 // it by openDaemon.
 func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error {
 	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(),
-		TrustedProxies: c.httpConfig().trusted})
+		TrustedProxies: c.httpConfig().trusted, Operators: c.relayOperators(), AgentKindsOnly: c.agentKindsOnly()})
 	if err != nil {
 		return err
 	}
@@ -332,6 +332,7 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 		return err
 	}
 	c.daemon = d
+	c.relay.SetExempt(c.isLocal) // the pubkey allowlist never blocks the node's agents (docs/RELAY.md#management)
 	c.onClose(d.Close)
 	if err := c.placeAgents(ctx); err != nil {
 		return err

@@ -42,6 +42,11 @@ type serveRelay struct {
 	MaxConnections      int   `json:"max_connections"`
 	MaxConnectionsPerIP int   `json:"max_connections_per_ip"`
 	MemoryCeilingMB     int64 `json:"memory_ceiling_mb"`
+	// Operators (npub or hex) may manage the relay over NIP-86 with NIP-98
+	// auth; AgentKindsOnly stores the agent network's kinds only
+	// (serve_manage.go, docs/RELAY.md#management).
+	Operators      []string `json:"operators"`
+	AgentKindsOnly bool     `json:"agent_kinds_only"`
 }
 
 // parseRelaySection decodes the "relay" section, refusing unknown keys and
@@ -69,6 +74,9 @@ func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
 		if v < 0 {
 			return fmt.Errorf(`"relay.%s" must not be negative`, name)
 		}
+	}
+	if _, err := operatorKeys(r.Operators); err != nil {
+		return err
 	}
 	if r.DefaultLimit > 0 && r.MaxLimit > 0 && r.DefaultLimit > r.MaxLimit {
 		return fmt.Errorf(`"relay": default_limit %d is above max_limit %d`, r.DefaultLimit, r.MaxLimit)
