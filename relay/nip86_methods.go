@@ -133,12 +133,18 @@ func (r *Relay) kindMethod(mp nip86.MethodParams) (any, error) {
 		if err := validKind(m.Kind); err != nil {
 			return nil, fmt.Errorf("invalid: %v", err)
 		}
-		return true, l.update(func(st *listState) error { dropKind(&st.DisallowedKinds, m.Kind); return addKind(&st.AllowedKinds, m.Kind) })
+		return true, l.update(func(st *listState) error {
+			dropKind(&st.DisallowedKinds, m.Kind)
+			return addKind(&st.AllowedKinds, m.Kind)
+		})
 	case nip86.DisallowKind:
 		if err := validKind(m.Kind); err != nil {
 			return nil, fmt.Errorf("invalid: %v", err)
 		}
-		return true, l.update(func(st *listState) error { dropKind(&st.AllowedKinds, m.Kind); return addKind(&st.DisallowedKinds, m.Kind) })
+		return true, l.update(func(st *listState) error {
+			dropKind(&st.AllowedKinds, m.Kind)
+			return addKind(&st.DisallowedKinds, m.Kind)
+		})
 	case nip86.ListDisallowedKinds:
 		l.mu.RLock()
 		defer l.mu.RUnlock()
