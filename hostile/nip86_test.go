@@ -62,10 +62,16 @@ func mustManage(t *testing.T, n *node, sk, method string, params ...any) any {
 	return resp.Result
 }
 
-// refusedWith publishes and wants a refusal starting with prefix.
+// refusedWith publishes "hello" and wants a refusal containing prefix.
 func refusedWith(t *testing.T, n *node, sk string, kind int, prefix string) {
 	t.Helper()
-	_, err := publish(n.client(t), sk, kind, nil, "hello", 10*time.Second)
+	refusedContent(t, n, sk, kind, "hello", prefix)
+}
+
+// refusedContent publishes content and wants a refusal containing prefix.
+func refusedContent(t *testing.T, n *node, sk string, kind int, content, prefix string) {
+	t.Helper()
+	_, err := publish(n.client(t), sk, kind, nil, content, 10*time.Second)
 	if err == nil || !strings.Contains(err.Error(), prefix) {
 		t.Fatalf("kind %d: got %v, want a refusal %q", kind, err, prefix)
 	}

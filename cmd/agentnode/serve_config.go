@@ -177,11 +177,14 @@ func checkKeys(section string, obj map[string]json.RawMessage) error {
 // file's trust section, then the flags: --trust-allow adds to its
 // allowlist, --trust-disable to its disable list, and --trust-follows
 // (either value) replaces whatever the file says about the follows rule.
-func (c *ServeCommand) trustConfig() lessons.Config {
+func (c *ServeCommand) trustConfig() lessons.Config { return c.trustFrom(c.file) }
+
+// trustFrom is trustConfig over the config file f (nil: none).
+func (c *ServeCommand) trustFrom(f *serveFile) lessons.Config {
 	var file lessons.Config
 	followsFlag := c.Config.TrustFollows
-	if c.file != nil {
-		file, followsFlag = c.file.Trust, c.file.followsFlag || c.Config.TrustFollows
+	if f != nil {
+		file, followsFlag = f.Trust, f.followsFlag || c.Config.TrustFollows
 	}
 	cfg := lessons.Config{
 		Enable:    slices.Clone(file.Enable),

@@ -86,11 +86,14 @@ func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
 
 // relayLimits are the limits the relay runs with: the "relay" section over
 // relay.DefaultLimits (zero fields are filled by the relay itself).
-func (c *ServeCommand) relayLimits() relay.Limits {
-	if c.file == nil {
+func (c *ServeCommand) relayLimits() relay.Limits { return relayLimitsFrom(c.file) }
+
+// relayLimitsFrom is relayLimits over the config file f (nil: none).
+func relayLimitsFrom(f *serveFile) relay.Limits {
+	if f == nil {
 		return relay.Limits{}
 	}
-	r := c.file.Relay
+	r := f.Relay
 	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
 	return relay.Limits{
 		MaxMessageBytes: r.MaxMessageBytes, MaxContentBytes: r.MaxContentBytes, MaxEventTags: r.MaxEventTags,
