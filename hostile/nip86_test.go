@@ -126,6 +126,14 @@ func TestNIP86_Strangers(t *testing.T) {
 	if status, resp := postManage(t, n, "Nostr !!!", []byte("{")); status != http.StatusUnauthorized {
 		t.Errorf("garbage auth: %d %q, want 401", status, resp.Error)
 	}
+	// a stranger's flood: every call 401 (refused before any signature
+	// check), and the operator still gets through
+	for i := range 500 {
+		if status, _ := manageCall(t, n, stranger.SK, "deleteevents", map[string]any{"kinds": []int{i}}); status != http.StatusUnauthorized {
+			t.Fatalf("a stranger's call %d: %d", i, status)
+		}
+	}
+	mustManage(t, n, op.SK, "supportedmethods")
 	if !n.healthy() {
 		t.Fatal("the node is not healthy")
 	}

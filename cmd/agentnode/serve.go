@@ -341,7 +341,7 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 		return err
 	}
 	c.daemon = d
-	c.relay.SetExempt(c.isLocal) // the pubkey allowlist never blocks the node's agents (docs/RELAY.md#management)
+	c.relay.SetExempt(d.HasKey) // the pubkey allowlist never blocks the node's agents (docs/RELAY.md#management)
 	c.onClose(d.Close)
 	if err := c.placeAgents(ctx); err != nil {
 		return err
