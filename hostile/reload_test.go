@@ -45,16 +45,21 @@ func TestReload_SIGHUP(t *testing.T) {
 		"relay": map[string]any{"max_content_bytes": 5000, "events_per_second": -1, "operators": []string{op.PK}, "max_subscriptions": 7},
 		"node":  map[string]any{"log_level": "debug"},
 		"http":  map[string]any{"max_body_bytes": 2 << 20},
+		"trust": map[string]any{"allowlist": []string{alice.PK}},
 	})
+	if strings.Contains(n.logs.String(), "level=DEBUG") {
+		t.Fatal("debug lines before the reload to debug")
+	}
 	n.hup(t, "reloaded (SIGHUP)", 1)
 	logs := n.logs.String()
 	for _, want := range []string{"relay.max_content_bytes 1000 -> 5000", "relay.operators 0 -> 1", "log level INFO -> DEBUG",
-		"need a restart", "relay.max_subscriptions", "http"} {
+		"allowlist: 0 pubkeys -> rules:", "allowlist: 1 pubkeys", "need a restart", "relay.max_subscriptions", "http"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("the reload's log does not say %q", want)
 		}
 	}
 	accepted(t, n, alice.SK, 1, big)
+	testkit.WaitFor(t, 10*time.Second, "a debug line", func() bool { return strings.Contains(n.logs.String(), "level=DEBUG") })
 	if lim := nip11Limitation(t, n); lim["max_content_length"] != 5000 || lim["max_subscriptions"] == 7 {
 		t.Errorf("NIP-11 after the reload: max_content_length %v (want 5000), max_subscriptions %v (a restart-only key: unchanged)",
 			lim["max_content_length"], lim["max_subscriptions"])
