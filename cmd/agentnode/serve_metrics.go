@@ -38,10 +38,9 @@ func (c *ServeCommand) nodeStats() metrics.NodeStats {
 	if c.daemon == nil {
 		return s
 	}
-	s.Agents = len(c.agentKeys())
-	s.Running = s.Agents
+	s.Agents = len(c.daemon.List())
+	s.Running = len(c.agentKeys()) // --postgres: the ones running here
 	if c.shared != nil {
-		s.Running = len(c.shared.h.Running())
 		s.Leases = len(c.shared.leases.Held())
 	}
 	s.Queues = map[string]int{"tasks": c.activeTasks()}
