@@ -152,11 +152,11 @@ func (m *management) rejectKind(kind int) string {
 	return ""
 }
 
-// SetOperators changes who may manage the relay over NIP-86 (64-hex
+// SetManagement changes who may manage the relay over NIP-86 (64-hex
 // pubkeys) and whether it stores only AgentNetworkKinds (and the kinds the
 // operator allows); a SIGHUP reload calls it. It also rereads the lists'
 // file, so that edits by hand take effect.
-func (r *Relay) SetOperators(operators []string, agentKindsOnly bool) error {
+func (r *Relay) SetManagement(operators []string, agentKindsOnly bool) error {
 	r.manage.set(operators, agentKindsOnly)
 	return r.manage.lists.reload()
 }

@@ -120,7 +120,7 @@ func (c *ServeCommand) reloadRelay(_, next *serveFile) ([]string, []string) {
 // rereads the lists' file.
 func (c *ServeCommand) reloadOperators(prev, next *serveFile) ([]string, []string) {
 	ops, _ := operatorKeys(next.Relay.Operators) // checked by parseServeFile
-	if err := c.relay.SetOperators(ops, next.Relay.AgentKindsOnly); err != nil {
+	if err := c.relay.SetManagement(ops, next.Relay.AgentKindsOnly); err != nil {
 		slog.Error("reload: the relay's lists", "err", err)
 	}
 	var out []string
