@@ -42,7 +42,7 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Operators (64-hex pubkeys) may manage the relay over NIP-86 with
 	// NIP-98 HTTP auth (docs/RELAY.md#management); none: NIP-86 answers
-	// 401 to everyone. SetOperators changes them at run time.
+	// 401 to everyone. SetManagement changes them at run time.
 	Operators []string
 	// AgentKindsOnly stores only AgentNetworkKinds and the kinds the
 	// operator allows over NIP-86 (allowkind).
