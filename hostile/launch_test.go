@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +53,9 @@ func launchNode(t *testing.T, l launch) (*node, string) {
 	t.Cleanup(func() {
 		n.cmd.Process.Kill()
 		<-n.exited
+		if strings.Contains(n.logs.String(), "WARNING: DATA RACE") {
+			t.Error("the node reported a data race (HOSTILE_RACE build)")
+		}
 		if t.Failed() {
 			t.Logf("node output:\n%s", n.logs.String())
 		}

@@ -62,10 +62,10 @@ func (c *ServeCommand) reloadConfig() {
 	}
 	restart = append(restart, restartSections(c.file, next)...) // against the start: still not in force
 	c.reload.applied = next
-	slog.Info("reloaded (SIGHUP)", "config", c.Config.ConfigFile, "changed", listOrNone(applied))
 	if len(restart) > 0 {
 		slog.Warn("reload: these changes need a restart and were not applied", "changes", strings.Join(restart, "; "))
 	}
+	slog.Info("reloaded (SIGHUP)", "config", c.Config.ConfigFile, "changed", listOrNone(applied)) // last: the reload is over
 }
 
 // rereadConfig parses --config again (none: an empty file), carrying what
