@@ -31,15 +31,7 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		Contact:     r.cfg.Contact,
 		Software:    SoftwareURL,
 		Version:     r.cfg.Version,
-		Limitation: &nip11.RelayLimitationDocument{
-			MaxMessageLength:    lim.MaxMessageBytes,
-			MaxSubscriptions:    lim.MaxSubscriptions,
-			MaxLimit:            lim.MaxLimit,
-			DefaultLimit:        lim.DefaultLimit,
-			MaxEventTags:        lim.MaxEventTags,
-			MaxContentLength:    lim.MaxContentBytes,
-			CreatedAtUpperLimit: int64(lim.MaxFutureSkew.Seconds()),
-		},
+		Limitation:  limitation(lim),
 	}
 	if doc.Name == "" {
 		doc.Name = "agentnode"
@@ -54,6 +46,19 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		doc.AddSupportedNIP(n)
 	}
 	return doc
+}
+
+// limitation is NIP-11's limitation object of lim.
+func limitation(lim Limits) *nip11.RelayLimitationDocument {
+	return &nip11.RelayLimitationDocument{
+		MaxMessageLength:    lim.MaxMessageBytes,
+		MaxSubscriptions:    lim.MaxSubscriptions,
+		MaxLimit:            lim.MaxLimit,
+		DefaultLimit:        lim.DefaultLimit,
+		MaxEventTags:        lim.MaxEventTags,
+		MaxContentLength:    lim.MaxContentBytes,
+		CreatedAtUpperLimit: int64(lim.MaxFutureSkew.Seconds()),
+	}
 }
 
 // Operator is who runs the relay, as the NIP-11 document says it; empty
@@ -109,11 +114,11 @@ type limitationDocument struct {
 
 // serveNIP11 answers a request for the relay information document.
 func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
-	lim := r.cfg.Limits
+	lim := r.limits() // a reload may have changed them (reload.go)
 	info := r.khatru.Relay.Info
 	doc := infoDocument{RelayInformationDocument: info,
 		PubKey: info.PubKey, Contact: info.Contact, Icon: info.Icon, Banner: info.Banner, Limitation: limitationDocument{
-			RelayLimitationDocument: info.Limitation,
+			RelayLimitationDocument: limitation(lim),
 			MaxTagValueLength:       lim.MaxTagValueBytes,
 			MaxTagValueByKind:       policies.AgentTagValueLimits(lim.MaxTagValueBytes).Advertised(),
 			MaxFilters:              lim.MaxFilters,

@@ -51,6 +51,12 @@ type serveRelay struct {
 	NegentropyMaxHeldItems int `json:"negentropy_max_held_items"`
 	NegentropyFrameBytes   int `json:"negentropy_frame_bytes"`
 	NegentropyIdleSeconds  int `json:"negentropy_idle_seconds"`
+
+	// Operators (npub or hex) may manage the relay over NIP-86 with NIP-98
+	// auth; AgentKindsOnly stores the agent network's kinds only
+	// (serve_manage.go, docs/RELAY.md#management).
+	Operators      []string `json:"operators"`
+	AgentKindsOnly bool     `json:"agent_kinds_only"`
 }
 
 // parseRelaySection decodes the "relay" section, refusing unknown keys and
@@ -83,6 +89,9 @@ func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
 			return fmt.Errorf(`"relay.%s" must not be negative`, name)
 		}
 	}
+	if _, err := operatorKeys(r.Operators); err != nil {
+		return err
+	}
 	if r.DefaultLimit > 0 && r.MaxLimit > 0 && r.DefaultLimit > r.MaxLimit {
 		return fmt.Errorf(`"relay": default_limit %d is above max_limit %d`, r.DefaultLimit, r.MaxLimit)
 	}
@@ -91,11 +100,14 @@ func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
 
 // relayLimits are the limits the relay runs with: the "relay" section over
 // relay.DefaultLimits (zero fields are filled by the relay itself).
-func (c *ServeCommand) relayLimits() relay.Limits {
-	if c.file == nil {
+func (c *ServeCommand) relayLimits() relay.Limits { return relayLimitsFrom(c.file) }
+
+// relayLimitsFrom is relayLimits over the config file f (nil: none).
+func relayLimitsFrom(f *serveFile) relay.Limits {
+	if f == nil {
 		return relay.Limits{}
 	}
-	r := c.file.Relay
+	r := f.Relay
 	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
 	return relay.Limits{
 		MaxMessageBytes: r.MaxMessageBytes, MaxContentBytes: r.MaxContentBytes, MaxEventTags: r.MaxEventTags,

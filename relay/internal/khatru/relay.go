@@ -148,6 +148,14 @@ type Relay struct {
 	OnSlowConsumer []func(ws *WebSocket)
 	RejectRequest  []func(ctx context.Context, filters nostr.Filters) (reject bool, msg string)
 
+	// PATCH (agentnode): OnPublishDone is called once an EVENT that passed
+	// the id and signature checks got its OK (ok as sent), with the time
+	// from its handling to the OK being queued; OnEOSE once a REQ's EOSE is
+	// queued, with the time since its filters passed. Both run on the
+	// handler's goroutine: keep them short.
+	OnPublishDone []func(ok bool, d time.Duration)
+	OnEOSE        []func(d time.Duration)
+
 	// PATCH (agentnode): AdmitConnection, when set, is asked before every
 	// websocket upgrade. A non-zero status refuses the connection with
 	// that HTTP status and reason (plain text); otherwise release is
