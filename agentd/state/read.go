@@ -42,7 +42,7 @@ func (r *Runtime) Query(ctx context.Context, c Caller, query []byte) (*QueryResu
 	if !c.Can(VerbQuery) {
 		return nil, newError(CodePermissionDenied, "%s not granted", VerbQuery)
 	}
-	q, err := asmql.ParseLimits(query, r.opts.Limits)
+	q, err := asmql.ParseLimits(unwrapQuery(query), r.opts.Limits)
 	if err != nil {
 		return nil, coded(err)
 	}
