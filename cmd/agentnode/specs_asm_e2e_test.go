@@ -149,3 +149,26 @@ func signFile(t *testing.T, raw []byte, sk string) (string, error) {
 	path := filepath.Join(t.TempDir(), "signed.acp.yaml")
 	return path, os.WriteFile(path, signed, 0o600)
 }
+
+// TestSpecsASMSchemaFromRegistry_E2E: a schema published (cap publish) but
+// installed nowhere resolves through the node's registry (NIP-8's local
+// cache → Registry order): a state query on its $id answers rows, where it
+// answered NOT_FOUND: unknown schema. A $id no package declares stays
+// NOT_FOUND.
+func TestSpecsASMSchemaFromRegistry_E2E(t *testing.T) {
+	n := startEndpointNode(t, "Note Keeper")
+	author := testkit.NewKey(t)
+	env := n.env()
+	env["AGENTNODE_KEY"] = author.SK
+	mustCLI(t, env, "cap", "publish", notePackageFile(t, t.TempDir(), "1.0.0", author.SK))
+	c := state.Caller{Agent: n.agentPK(), Owner: n.agent.Agent.Owner, Verbs: state.AllVerbs}
+	ctx := context.Background()
+	var err error
+	testkit.WaitFor(t, e2eWait, "the published schema to resolve", func() bool {
+		_, err = n.State().Query(ctx, c, []byte(`{"from":"did:nuwa:state:note#v1"}`))
+		return err == nil
+	})
+	if _, err := n.State().Query(ctx, c, []byte(`{"from":"did:nuwa:state:nothing#v1"}`)); err == nil || !strings.Contains(err.Error(), "unknown schema") {
+		t.Fatalf("a schema no package declares: %v; want NOT_FOUND unknown schema", err)
+	}
+}
