@@ -36,19 +36,23 @@ func counterNotePackage(t *testing.T) []byte {
 	return []byte(s)
 }
 
-// TestSpecsASM_E2E: state.query takes NIP-8's {"query": {...}} form, a
-// counter created as 0 is stored and matched by where {"hits": 0}, the
-// agent's core models exist from its install (before any state call).
-func TestSpecsASM_E2E(t *testing.T) {
+// TestSpecsASMCoreModels_E2E: the agent's core models exist from its
+// install (its first run), before any state call.
+func TestSpecsASMCoreModels_E2E(t *testing.T) {
 	n := startEndpointNode(t, "Note Keeper")
 	owner := state.Caller{Agent: n.agentPK(), Owner: n.agent.Agent.Owner}
-	for _, uri := range schema.CoreURIs { // before any state call
+	for _, uri := range schema.CoreURIs {
 		s, _ := n.State().Schemas().Lookup(uri)
 		if _, err := n.State().Store().Get(context.Background(), s, state.CoreID(owner), store.Filter{SQL: "1 = 1"}); err != nil {
 			t.Fatalf("core model %s of a just-installed agent: %v", uri, err)
 		}
 	}
+}
 
+// TestSpecsASM_E2E: state.query takes NIP-8's {"query": {...}} form, and a
+// counter created as 0 is stored and matched by where {"hits": 0}.
+func TestSpecsASM_E2E(t *testing.T) {
+	n := startEndpointNode(t, "Note Keeper")
 	n.installSigned(t, counterNotePackage(t))
 	call := func(t *testing.T, method string, params any) rpcReply {
 		t.Helper()
@@ -63,17 +67,30 @@ func TestSpecsASM_E2E(t *testing.T) {
 	}
 	obj := noteObject("88888888-8888-4888-8888-888888888888", "zero hits")
 	obj["hits"] = 0
-	if res := invoke("state.create", map[string]any{"schema_uri": noteSchema, "object": obj}); !res.OK ||
-		!strings.Contains(string(res.Output), `"hits":0`) {
-		t.Fatalf("state.create with hits 0 = %+v %s; want the counter kept at 0", res, res.Output)
+	created := invoke("state.create", map[string]any{"schema_uri": noteSchema, "object": obj})
+	if !created.OK {
+		t.Fatalf("state.create with hits 0: %+v", created.Error)
 	}
-	res := invoke("state.query", map[string]any{"query": map[string]any{
-		"select": []string{"id", "hits"}, "from": noteSchema, "where": map[string]any{"hits": 0}}})
-	var out struct {
-		Rows []map[string]any `json:"rows"`
+	query := func(ast map[string]any) []map[string]any {
+		t.Helper()
+		res := invoke("state.query", map[string]any{"query": ast})
+		var out struct {
+			Rows []map[string]any `json:"rows"`
+		}
+		if !res.OK || json.Unmarshal(res.Output, &out) != nil {
+			t.Fatalf("state.query {query: %v}: ok %v, error %+v", ast, res.OK, res.Error)
+		}
+		return out.Rows
 	}
-	if !res.OK || json.Unmarshal(res.Output, &out) != nil || len(out.Rows) != 1 || out.Rows[0]["hits"] != float64(0) {
-		t.Fatalf("state.query {query: where hits = 0} = %+v %s; want the note", res, res.Output)
+	if rows := query(map[string]any{"select": []string{"id"}, "from": noteSchema}); len(rows) != 1 {
+		t.Fatalf("state.query in the wrapped form: %v; want the note", rows)
+	}
+	if !strings.Contains(string(created.Output), `"hits":0`) {
+		t.Fatalf("state.create with hits 0 = %s; want the counter kept at 0", created.Output)
+	}
+	rows := query(map[string]any{"select": []string{"id", "hits"}, "from": noteSchema, "where": map[string]any{"hits": 0}})
+	if len(rows) != 1 || rows[0]["hits"] != float64(0) {
+		t.Fatalf("state.query where hits = 0: %v; want the note", rows)
 	}
 }
 
