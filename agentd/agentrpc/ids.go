@@ -93,3 +93,13 @@ func shortClaimError(err error) string {
 	}
 	return err.Error()
 }
+
+// proven reads a proven agent's id named field (keyOf): a well-formed id
+// nobody registered with a proof is -32002.
+func (s *Service) proven(field, raw string) (string, error) {
+	id, err := s.keyOf(field, raw)
+	if errors.Is(err, errNoAlias) {
+		return "", agentNotFound(raw)
+	}
+	return id, err
+}

@@ -3,7 +3,6 @@ package agentrpc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -142,10 +141,7 @@ func (s *Service) agentUnregister(ctx context.Context, params json.RawMessage) (
 		}
 		return map[string]string{"status": "unregistered", "agentId": p.AgentID}, nil
 	}
-	id, err := s.keyOf("agentId", p.AgentID)
-	if errors.Is(err, errNoAlias) {
-		return nil, agentNotFound(p.AgentID)
-	}
+	id, err := s.proven("agentId", p.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -183,10 +179,7 @@ func (s *Service) agentHeartbeat(ctx context.Context, params json.RawMessage) (a
 			return s.heartbeatClaim(p)
 		}
 	}
-	id, err := s.keyOf("agentId", p.AgentID)
-	if errors.Is(err, errNoAlias) {
-		return nil, agentNotFound(p.AgentID)
-	}
+	id, err := s.proven("agentId", p.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -308,9 +301,5 @@ func (s *Service) targetID(field, raw string, optional bool) (string, error) {
 	if a, claimed := s.claimOf(raw); claimed {
 		return "", agentUnavailable(fmt.Sprintf("%s %q is registered unverified (%s): it cannot be sent work", field, a.ID, a.Unverified))
 	}
-	id, err := s.keyOf(field, raw)
-	if errors.Is(err, errNoAlias) {
-		return "", agentNotFound(raw)
-	}
-	return id, err
+	return s.proven(field, raw)
 }
