@@ -128,7 +128,7 @@ func (r *Runtime) resolve(ctx context.Context, c Caller, uri, verb string) (*sch
 	}
 	s, ok := r.reg.Lookup(uri)
 	if !ok {
-		s, ok = r.fromSource(ctx, uri)
+		s, ok = r.fromSource(ctx, c, uri)
 	}
 	if !ok {
 		return nil, newError(CodeNotFound, "unknown schema %q", uri)

@@ -12,11 +12,12 @@ import (
 // has no DID resolver). capName is the capability the URI names (the
 // cap namespace's <cap_id>, or the <name> of the ACP form
 // did:nuwa:state:<name>#<ver>, which by the spec's convention is the
-// declaring capability's); the source answers the declaring package's id
+// declaring capability's); trusted are authors to prefer (the caller's
+// owner). The source answers the declaring package's id
 // (did:nuwa:cap:<name>@<ver>) and the schema's JSON, and ok false when no
 // package it trusts declares uri. Implementations bound their own work.
 type SchemaSource interface {
-	FindSchema(ctx context.Context, capName, uri string) (capID string, raw []byte, ok bool, err error)
+	FindSchema(ctx context.Context, capName, uri string, trusted ...string) (capID string, raw []byte, ok bool, err error)
 }
 
 // sourceTimeout bounds one SchemaSource lookup.
@@ -24,15 +25,17 @@ const sourceTimeout = 5 * time.Second
 
 // fromSource registers the schema uri names from Options.Schemas, when one
 // declares it; ok reports whether it is registered now. A failing source
-// is logged and treated as not found.
-func (r *Runtime) fromSource(ctx context.Context, uri string) (*schema.Schema, bool) {
+// is logged and treated as not found. Only an agent or its owner resolves
+// (c has no Requester): a registered schema holds its URI node-wide, so a
+// stranger's call must not choose which published package that is.
+func (r *Runtime) fromSource(ctx context.Context, c Caller, uri string) (*schema.Schema, bool) {
 	capName, ok := sourceName(uri)
-	if r.opts.Schemas == nil || !ok {
+	if r.opts.Schemas == nil || !ok || c.Requester != "" {
 		return nil, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, sourceTimeout)
 	defer cancel()
-	capID, raw, found, err := r.opts.Schemas.FindSchema(ctx, capName, uri)
+	capID, raw, found, err := r.opts.Schemas.FindSchema(ctx, capName, uri, c.Owner)
 	if err != nil {
 		r.opts.Logger.Warn("state: schema source failed", "schema", uri, "err", err)
 		return nil, false

@@ -11,7 +11,8 @@ import (
 // registrySchemas is the state runtime's SchemaSource: the capability
 // registry over the node's relay (NIP-8: "$id MUST resolve via local cache →
 // Registry"). It resolves the capability the URI names — the latest
-// version, by the registry's author rule (docs/REGISTRY.md) — and answers
+// version, by the registry's author rule (docs/REGISTRY.md), the caller's
+// owner preferred — and answers
 // its schema when the package declares exactly that $id. One lookup by
 // name per unknown schema: nothing scans the store.
 type registrySchemas struct {
@@ -21,12 +22,12 @@ type registrySchemas struct {
 var _ state.SchemaSource = registrySchemas{}
 
 // FindSchema implements state.SchemaSource.
-func (s registrySchemas) FindSchema(ctx context.Context, capName, uri string) (string, []byte, bool, error) {
+func (s registrySchemas) FindSchema(ctx context.Context, capName, uri string, trusted ...string) (string, []byte, bool, error) {
 	reg := s.c.rt.reg
 	if reg == nil {
 		return "", nil, false, nil
 	}
-	e, err := reg.Resolve(ctx, capName, "")
+	e, err := reg.Resolve(ctx, capName, "", trusted...)
 	if errors.Is(err, registry.ErrNotFound) || errors.Is(err, registry.ErrAmbiguous) || errors.Is(err, registry.ErrBadRef) {
 		return "", nil, false, nil
 	}

@@ -169,9 +169,9 @@ func signFile(t *testing.T, raw []byte, sk string) (string, error) {
 
 // TestSpecsASMSchemaFromRegistry_E2E: a schema published (cap publish) but
 // installed nowhere resolves through the node's registry (NIP-8's local
-// cache → Registry order): a state query on its $id answers rows, where it
-// answered NOT_FOUND: unknown schema. A $id no package declares stays
-// NOT_FOUND.
+// cache → Registry order): the agent's state query on its $id answers,
+// where it answered NOT_FOUND: unknown schema. A requester's call does not
+// resolve it, and a $id no package declares stays NOT_FOUND.
 func TestSpecsASMSchemaFromRegistry_E2E(t *testing.T) {
 	n := startEndpointNode(t, "Note Keeper")
 	author := testkit.NewKey(t)
@@ -180,6 +180,15 @@ func TestSpecsASMSchemaFromRegistry_E2E(t *testing.T) {
 	mustCLI(t, env, "cap", "publish", notePackageFile(t, t.TempDir(), "1.0.0", author.SK))
 	c := state.Caller{Agent: n.agentPK(), Owner: n.agent.Agent.Owner, Verbs: state.AllVerbs}
 	ctx := context.Background()
+	testkit.WaitFor(t, e2eWait, "the registry to index the package", func() bool {
+		_, err := n.rt.reg.Resolve(ctx, "note", "")
+		return err == nil
+	})
+	stranger := c
+	stranger.Requester = testkit.NewKey(t).PK
+	if _, err := n.State().Query(ctx, stranger, []byte(`{"from":"did:nuwa:state:note#v1"}`)); err == nil || !strings.Contains(err.Error(), "unknown schema") {
+		t.Fatalf("a requester's call on a published schema: %v; want NOT_FOUND (only the agent or its owner resolves)", err)
+	}
 	var err error
 	testkit.WaitFor(t, e2eWait, "the published schema to resolve", func() bool {
 		_, err = n.State().Query(ctx, c, []byte(`{"from":"did:nuwa:state:note#v1"}`))
