@@ -23,7 +23,7 @@ type registerParams struct {
 // RegisterResult is agent/register's answer (the spec's Appendix B, plus
 // the directory entry).
 type RegisterResult struct {
-	Status       string          `json:"status"` // "registered"
+	Status string `json:"status"` // "registered"
 	// AgentID is the free-form id registered with a proof, when one was
 	// given: it names the agent (Agent.ID, its key) as a target.
 	AgentID      string          `json:"agentId,omitempty"`
