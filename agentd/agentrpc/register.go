@@ -162,7 +162,7 @@ type heartbeatParams struct {
 	AgentID string       `json:"agentId"`
 	Status  string       `json:"status"`
 	Proof   *nostr.Event `json:"proof"` // the signed kind 30333 this heartbeat is
-	Auth    *specAuth    `json:"auth"`  // the spec's auth object: read, not checkable
+	Auth    *specAuth    `json:"auth"`  // the spec's auth object: read (a heartbeat carries no check of it)
 }
 
 // agentHeartbeat records a heartbeat. Sent as a notification (the spec's
