@@ -20,7 +20,7 @@ func TestLintPrompt(t *testing.T) {
 }
 
 // TestParse_embeddingTriggerWarns: an embedding trigger is kept, with a
-// warning saying it never matches here.
+// warning saying when it matches.
 func TestParse_embeddingTriggerWarns(t *testing.T) {
 	raw := []byte(`metadata:
   id: did:nuwa:cap:emb@1.0.0
@@ -36,7 +36,7 @@ schema: |
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Metadata.Triggers) != 1 || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0].Msg, "never matched") {
+	if len(p.Metadata.Triggers) != 1 || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0].Msg, "matched only on a node with an embedding model") {
 		t.Fatalf("triggers %v, warnings %v", p.Metadata.Triggers, p.Warnings)
 	}
 }
