@@ -12,7 +12,9 @@ import (
 // embedFunc is an Embedder from a function.
 type embedFunc func(ctx context.Context, texts []string) ([][]float64, error)
 
-func (f embedFunc) Embed(ctx context.Context, texts []string) ([][]float64, error) { return f(ctx, texts) }
+func (f embedFunc) Embed(ctx context.Context, texts []string) ([][]float64, error) {
+	return f(ctx, texts)
+}
 
 // TestRouter_embeddingTriggers: a message close enough to an embedding
 // trigger routes to it, a keyword match still wins, a failing embedder is
