@@ -19,8 +19,13 @@ type aliases struct {
 	m  map[string]string // free-form id -> hex key
 }
 
-// errTooManyAliases: directory.MaxClaims free-form ids are taken.
-var errTooManyAliases = errors.New("too many free-form agent ids")
+// Errors of free-form ids.
+var (
+	// errTooManyAliases: directory.MaxClaims free-form ids are taken.
+	errTooManyAliases = errors.New("too many free-form agent ids")
+	// errNoAlias: a well-formed free-form id no proven agent registered.
+	errNoAlias = errors.New("no agent registered with this id")
+)
 
 // set names key by id, replacing an earlier key of the same id (the newer
 // proof wins, as a newer heartbeat does).
@@ -74,9 +79,6 @@ func (s *Service) keyOf(field, raw string) (string, error) {
 	}
 	return "", errNoAlias
 }
-
-// errNoAlias: a well-formed free-form id no proven agent registered.
-var errNoAlias = errors.New("no agent registered with this id")
 
 // freeID checks a free-form agent.id given with a proof.
 func freeID(id string) error {
