@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
 
+	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/events"
 )
 
@@ -76,6 +77,7 @@ func (d *Daemon) Install(ctx context.Context, req InstallRequest) (Installed, er
 	}
 	d.changed()
 	d.place(ctx, a.PubKey, true)
+	d.ensureCore(ctx, a)
 	d.log.Info("agent installed", "agent", a.PubKey, "name", a.Name, "definition", a.DefinitionID, "owner", a.Owner)
 	return installed(a, true, profile), nil
 }
@@ -234,4 +236,18 @@ func npubOf(pk string) string {
 		return pk
 	}
 	return s
+}
+
+// ensureCore creates the new agent's core models (NIP-8: "exactly one
+// instance of each core model for every user on first run"), as the agent
+// acting for its owner, the caller its chat turns use. A failure is logged,
+// not returned: the agent is installed, and every state call ensures them
+// again.
+func (d *Daemon) ensureCore(ctx context.Context, a Agent) {
+	if d.cfg.State == nil {
+		return
+	}
+	if err := d.cfg.State.EnsureCore(ctx, state.Caller{Agent: a.PubKey, Owner: a.Owner}); err != nil {
+		d.log.Warn("core state models not created", "agent", a.PubKey, "err", err)
+	}
 }
