@@ -104,6 +104,10 @@ type Config struct {
 	// RouterIdle is the router's idle timeout (0 = its default, 30
 	// minutes; negative = never).
 	RouterIdle time.Duration
+	// DefFiles is how installs fetch a definition's files (deffiles.go);
+	// zero: from the 1063's url and the author's servers with
+	// http.DefaultClient's dialer refused (no HTTP), nothing local.
+	DefFiles DefFiles
 }
 
 // Daemon runs the agents installed on a node: it keeps their keys and

@@ -104,44 +104,49 @@ func (c *Client) Delete(ctx context.Context, sha string) error {
 }
 
 // Get writes the blob sha to w (at most max bytes), verifying its hash.
-func (c *Client) Get(ctx context.Context, sha string, w io.Writer, max int64) (int64, error) {
+func (c *Client) Get(ctx context.Context, sha string, w io.Writer, max int64) error {
 	return Fetch(ctx, c.client(), c.url("/"+sha), sha, -1, max, w)
 }
 
-// Fetch GETs u with hc and copies the body to w, refusing more than max
-// bytes, a size other than size (size < 0: any) and a body that does not
-// hash to sha. On error w may hold part of the body: write to a
-// temporary file and keep it only on success.
-func Fetch(ctx context.Context, hc *http.Client, u, sha string, size, max int64, w io.Writer) (int64, error) {
+// Fetch GETs u with hc and copies the body to w (Verify). On error w may
+// hold part of the body: write to a temporary file and keep it only on
+// success.
+func Fetch(ctx context.Context, hc *http.Client, u, sha string, size, max int64, w io.Writer) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return 0, fmt.Errorf("blossom: %w", err)
+		return fmt.Errorf("blossom: %w", err)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("blossom: fetch %s: %w", u, err)
+		return fmt.Errorf("blossom: fetch %s: %w", u, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, &HTTPError{Status: resp.StatusCode, Reason: resp.Header.Get("X-Reason")}
+		return &HTTPError{Status: resp.StatusCode, Reason: resp.Header.Get("X-Reason")}
 	}
+	return Verify(resp.Body, sha, size, max, w)
+}
+
+// Verify copies r to w, refusing more than max bytes, a size other than
+// size (size < 0: any) and bytes that do not hash to sha.
+func Verify(r io.Reader, sha string, size, max int64, w io.Writer) error {
 	if size >= 0 && size < max {
 		max = size
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(resp.Body, max+1))
+	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(r, max+1))
 	switch {
 	case err != nil:
-		return n, fmt.Errorf("blossom: fetch %s: %w", u, err)
-	case n > max:
-		return n, fmt.Errorf("%w: %s has more than %d bytes", ErrTooLarge, u, max)
+		return fmt.Errorf("blossom: read: %w", err)
 	case size >= 0 && n != size:
-		return n, fmt.Errorf("%w: %s has %d bytes, want %d", ErrHashMismatch, u, n, size)
+		return fmt.Errorf("%w: %d bytes or more, want %d", ErrHashMismatch, n, size)
+	case n > max:
+		return fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sha {
-		return n, fmt.Errorf("%w: %s hashes to %s, want %s", ErrHashMismatch, u, got, sha)
+		return fmt.Errorf("%w: the bytes hash to %s, want %s", ErrHashMismatch, got, sha)
 	}
-	return n, nil
+	return nil
 }
 
 // HashFile is the SHA-256 and size of the file at path.

@@ -81,7 +81,7 @@ func TestServer_UploadGetListDelete(t *testing.T) {
 		t.Fatalf("on disk %q, %v", onDisk, err)
 	}
 	var got bytes.Buffer
-	if _, err := c.Get(context.Background(), d.SHA256, &got, 1<<20); err != nil || got.String() != string(body) {
+	if err := c.Get(context.Background(), d.SHA256, &got, 1<<20); err != nil || got.String() != string(body) {
 		t.Fatalf("get %q, %v", got.String(), err)
 	}
 	list, err := c.List(context.Background(), pk, 10)
@@ -91,7 +91,7 @@ func TestServer_UploadGetListDelete(t *testing.T) {
 	if err := c.Delete(context.Background(), d.SHA256); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Get(context.Background(), d.SHA256, &got, 1<<20); status(err) != http.StatusNotFound {
+	if err := c.Get(context.Background(), d.SHA256, &got, 1<<20); status(err) != http.StatusNotFound {
 		t.Fatalf("get after delete: %v, want 404", err)
 	}
 	if _, err := os.Stat(filepath.Join(st.Dir(), "data", d.SHA256[:2], d.SHA256)); !os.IsNotExist(err) {

@@ -218,7 +218,7 @@ func TestBlossom_bigUploadStreamsToDisk(t *testing.T) {
 		t.Fatalf("RSS grew by %d bytes for a %d-byte upload: the body is held in memory", grew, size)
 	}
 	var got bytes.Buffer
-	if _, err := c.Get(context.Background(), d.SHA256, &got, size); err != nil || !bytes.Equal(got.Bytes(), b) {
+	if err := c.Get(context.Background(), d.SHA256, &got, size); err != nil || !bytes.Equal(got.Bytes(), b) {
 		t.Fatalf("get the 64 MiB blob back: %v", err)
 	}
 }

@@ -121,6 +121,9 @@ func (m *Main) printAgent(v agentd.AgentView) error {
 	for _, n := range v.MissingNudges {
 		row("missing nudge", n+" (not on the relay; skipped)")
 	}
+	for _, f := range v.Files {
+		row("file", fmt.Sprintf("%s (%d bytes, sha256 %s)", f.Path, f.Size, f.SHA256))
+	}
 	return t.Flush()
 }
 

@@ -143,7 +143,7 @@ func runFileGet(ctx context.Context, m *Main, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	if *out == "" {
-		_, err = c.Get(ctx, sha, m.Stdout, maxGetBytes)
+		err = c.Get(ctx, sha, m.Stdout, maxGetBytes)
 	} else {
 		err = getToFile(ctx, c, sha, *out)
 	}
@@ -161,7 +161,7 @@ func getToFile(ctx context.Context, c *blossom.Client, sha, path string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	_, err = c.Get(ctx, sha, tmp, maxGetBytes)
+	err = c.Get(ctx, sha, tmp, maxGetBytes)
 	if err == nil {
 		err = tmp.Sync()
 	}

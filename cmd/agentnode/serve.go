@@ -331,6 +331,7 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 	cfg := agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
 		Trust: trust, Passphrase: pass, Logger: logger}
 	c.daemonRuntime(&cfg)
+	cfg.DefFiles = c.defFiles() // serve_blossom.go
 	if err := c.daemonShared(ctx, &cfg); err != nil {
 		return err
 	}

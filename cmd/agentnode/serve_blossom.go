@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -191,4 +192,14 @@ func bodyBound(max int64, next http.Handler) http.Handler {
 		}
 		bounded.ServeHTTP(w, r)
 	})
+}
+
+// defFiles is how installs fetch definitions' files: through the
+// SSRF-guarded client, else from the node's own blobs.
+func (c *ServeCommand) defFiles() agentd.DefFiles {
+	return agentd.DefFiles{HTTP: c.blobFetcher(), MaxBytes: c.blossomConfig().MaxBlobBytes,
+		Local: func(sha string) (io.ReadCloser, error) {
+			f, _, err := c.blobStore.Open(sha)
+			return f, err
+		}}
 }
