@@ -2,6 +2,8 @@ package hostile
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,6 +78,11 @@ func TestDefinitionFiles_publishedOnOneNodeInstalledOnAnother(t *testing.T) {
 		}
 	}
 
+	page := getPage(t, "http://"+b.addr+"/agents/"+res.Agent.PubKey)
+	if !strings.Contains(page, `id="agent-files"`) || !strings.Contains(page, "files/README.md") || !strings.Contains(page, "files/style.json") {
+		t.Fatalf("the agent's web page does not list its files:\n%s", page)
+	}
+
 	// a tampered blob: same size, other bytes, on A's disk
 	var def2 struct{ ID string }
 	cliJSON(t, &def2, "def", "publish", "--relay", a.url, "--relay", b.url, "--key", authorSK, "--title", "Tampered", "--json",
@@ -96,4 +103,21 @@ func TestDefinitionFiles_publishedOnOneNodeInstalledOnAnother(t *testing.T) {
 	if left, _ := os.ReadDir(filepath.Join(b.data, "agents", ".staging")); len(left) != 0 {
 		t.Fatalf("%d staging directories left behind", len(left))
 	}
+}
+
+// getPage GETs a web page as text/html.
+func getPage(t *testing.T, u string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d\n%s", u, resp.StatusCode, b)
+	}
+	return string(b)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/internal/httplimit"
+	"github.com/agentnode/agentnode/web"
 )
 
 // serveBlossom is the --config "blossom" section: the node's Blossom
@@ -202,4 +203,14 @@ func (c *ServeCommand) defFiles() agentd.DefFiles {
 			f, _, err := c.blobStore.Open(sha)
 			return f, err
 		}}
+}
+
+// webFiles are a local agent's definition files for its web page.
+func (c *ServeCommand) webFiles(_ context.Context, agent string) ([]web.File, error) {
+	files, err := c.daemon.Files(agent)
+	out := make([]web.File, 0, len(files))
+	for _, f := range files {
+		out = append(out, web.File{Name: f.Name, SHA256: f.SHA256, Size: f.Size, Path: f.Path})
+	}
+	return out, err
 }
