@@ -124,4 +124,3 @@ func benchCp(b *testing.B, sync bool) {
 		}
 	}
 }
-

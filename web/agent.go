@@ -23,7 +23,7 @@ type agentData struct {
 	Definition   *events.Definition // nil when not on this node
 	MoreReviews  int                // reviews beyond the maxReviews listed
 	lessonPage
-	Judged bool // the lessons carry this node's trust decisions (the agent runs here)
+	Judged bool   // the lessons carry this node's trust decisions (the agent runs here)
 	Files  []File // the definition's files in the agent's home (files.go)
 }
 

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-
 	"github.com/agentnode/agentnode/blossom"
 	"github.com/agentnode/agentnode/events"
 )
@@ -90,4 +89,3 @@ func first(xs []string) string {
 	}
 	return xs[0]
 }
-

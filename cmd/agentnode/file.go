@@ -239,4 +239,3 @@ func runFileRm(ctx context.Context, m *Main, args []string) error {
 	}
 	return nil
 }
-
