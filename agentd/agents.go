@@ -40,6 +40,8 @@ type AgentView struct {
 	MissingNudges []string         `json:"missing_nudges,omitempty"` // attached but not on the local relay
 	// Files are the definition's files in the agent's home (deffiles.go).
 	Files []InstalledFile `json:"files,omitempty"`
+	// Skills are the NIP-AD skills installed on the agent (skills.go).
+	Skills []InstalledSkill `json:"skills,omitempty"`
 }
 
 // List returns every installed agent, in install order.
@@ -76,6 +78,9 @@ func (d *Daemon) Show(ctx context.Context, agent string) (AgentView, error) {
 		v.MissingNudges = c.missing
 	}
 	if v.Files, err = d.Files(a.PubKey); err != nil {
+		return AgentView{}, err
+	}
+	if v.Skills, err = d.Skills(a.PubKey); err != nil {
 		return AgentView{}, err
 	}
 	return v, nil

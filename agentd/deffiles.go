@@ -81,20 +81,26 @@ type stagedFiles struct {
 // stageFiles fetches every file of def into a fresh staging directory.
 // No files: nil, nil.
 func (d *Daemon) stageFiles(ctx context.Context, def *events.Definition) (*stagedFiles, error) {
-	if len(def.Files) == 0 {
+	return d.stageRefs(ctx, def.PubKey, def.Files)
+}
+
+// stageRefs fetches the files refs name (kind-1063 references by
+// author) into a fresh staging directory. No refs: nil, nil.
+func (d *Daemon) stageRefs(ctx context.Context, author string, refs []events.EventRef) (*stagedFiles, error) {
+	if len(refs) == 0 {
 		return nil, nil
 	}
 	cfg := d.cfg.DefFiles
-	if max := orInt(cfg.MaxFiles, DefaultMaxFiles); len(def.Files) > max {
-		return nil, fmt.Errorf("%w: the definition has %d files, this node takes at most %d", ErrFileUnavailable, len(def.Files), max)
+	if max := orInt(cfg.MaxFiles, DefaultMaxFiles); len(refs) > max {
+		return nil, fmt.Errorf("%w: %d files, this node takes at most %d", ErrFileUnavailable, len(refs), max)
 	}
 	dir := filepath.Join(d.cfg.DataDir, "agents", ".staging", randomName())
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("agentd: staging: %w", err)
 	}
 	st := &stagedFiles{dir: dir}
-	for _, ref := range def.Files {
-		f, err := d.stageFile(ctx, def.PubKey, ref, dir, st.files)
+	for _, ref := range refs {
+		f, err := d.stageFile(ctx, author, ref, dir, st.files)
 		if err != nil {
 			st.discard()
 			return nil, err
@@ -303,11 +309,14 @@ func (d *Daemon) undoCreate(_ context.Context, a Agent) error {
 	return errors.Join(d.reg.remove(a.PubKey), d.keys.Delete(a.PubKey))
 }
 
-// forgetFiles removes the agent's files and manifest.
+// forgetFiles removes the agent's files, skills and their manifests.
 func (d *Daemon) forgetFiles(agent string) error {
-	err := os.Remove(d.manifestPath(agent))
-	if errors.Is(err, os.ErrNotExist) {
-		err = nil
+	var errs []error
+	for _, p := range []string{d.manifestPath(agent), d.skillsPath(agent)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
 	}
-	return errors.Join(os.RemoveAll(d.FilesDir(agent)), err)
+	skillsDir := filepath.Join(d.cfg.DataDir, "agents", agent, "skills")
+	return errors.Join(append(errs, os.RemoveAll(d.FilesDir(agent)), os.RemoveAll(skillsDir))...)
 }

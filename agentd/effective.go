@@ -89,12 +89,16 @@ func (d *Daemon) compose(ctx context.Context, pubkey string) (*composition, erro
 	if err != nil {
 		return nil, fmt.Errorf("agentd: %w", err)
 	}
-	c := &composition{gen: gen, key: lessons.Key(s, ev, d.policy), subject: s, missing: missing, at: time.Now()}
+	skills, err := d.Skills(pubkey) // skills.go: their instructions close the prompt
+	if err != nil {
+		return nil, err
+	}
+	c := &composition{gen: gen, key: lessons.Key(s, ev, d.policy) + skillsKey(skills), subject: s, missing: missing, at: time.Now()}
 	if prev != nil && prev.key == c.key {
 		c.verdicts, c.eff = prev.verdicts, prev.eff
 	} else {
 		c.verdicts = d.policy.Evaluate(s, ev)
-		c.eff = lessons.Compose(s.Definition, s.Nudges, c.verdicts)
+		c.eff = withSkills(lessons.Compose(s.Definition, s.Nudges, c.verdicts), skills)
 	}
 	c.index(ev)
 	d.live.setCurrent(st, c)

@@ -86,6 +86,7 @@ var errorCodes = []errorCode{
 	{ErrModelFailed, "model_failed", http.StatusBadGateway},
 	{ErrRevoked, "revoked", http.StatusForbidden},
 	{ErrFileUnavailable, "file_unavailable", http.StatusUnprocessableEntity},
+	{ErrUntrustedSkill, "untrusted_skill", http.StatusConflict},
 	{ErrClosed, "closed", http.StatusServiceUnavailable},
 	{ErrInternal, "internal", http.StatusInternalServerError},
 }

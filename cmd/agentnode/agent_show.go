@@ -124,6 +124,9 @@ func (m *Main) printAgent(v agentd.AgentView) error {
 	for _, f := range v.Files {
 		row("file", fmt.Sprintf("%s (%d bytes, sha256 %s)", f.Path, f.Size, f.SHA256))
 	}
+	for _, s := range v.Skills {
+		row("skill", fmt.Sprintf("%s (%s by %s, license %s, %d files, trusted %v)", s.Title, s.ID, npub(s.Author), orDash(s.License), len(s.Files), s.Trusted))
+	}
 	return t.Flush()
 }
 

@@ -69,10 +69,11 @@ func (f *fileFlags) client(m *Main, cmd string, needsKey bool) (*blossom.Client,
 func (m *Main) parseFileFlags(name, usage string, args []string) (*fileFlags, []string, error) {
 	f := &fileFlags{}
 	fs := m.fileFlagSet(name, usage, f)
-	if err := parseFlags(fs, args); err != nil {
+	pos, err := parseArgs(fs, args) // flags may follow the arguments
+	if err != nil {
 		return nil, nil, err
 	}
-	return f, fs.Args(), nil
+	return f, pos, nil
 }
 
 // runFilePut: file put PATH...
@@ -126,15 +127,16 @@ func runFileGet(ctx context.Context, m *Main, args []string) error {
 	f := &fileFlags{}
 	fs := m.fileFlagSet("get", "file get [--server URL] [--out FILE] SHA256", f)
 	out := fs.String("out", "", "write the blob to FILE (written whole and verified, then renamed into place); default stdout")
-	if err := parseFlags(fs, args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
-	if err := wantArgs(cmd, fs.Args(), 1, "a sha256"); err != nil {
+	if err := wantArgs(cmd, pos, 1, "a sha256"); err != nil {
 		return err
 	}
-	sha := strings.ToLower(fs.Arg(0))
+	sha := strings.ToLower(pos[0])
 	if !blossom.ValidHash(sha) {
-		return usagef("%s: %q is not a 64-hex sha256", cmd, fs.Arg(0))
+		return usagef("%s: %q is not a 64-hex sha256", cmd, pos[0])
 	}
 	c, err := f.client(m, cmd, false)
 	if err != nil {
