@@ -48,6 +48,10 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, sha string) {
 		}
 	}
 	w.Header().Set("Content-Type", typ)
+	// blobs share the node's origin (the web console): never let one run
+	// as a page there
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("ETag", `"`+sha+`"`)
 	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	http.ServeContent(w, r, "", zeroTime, f)

@@ -84,6 +84,14 @@ func TestServer_UploadGetListDelete(t *testing.T) {
 	if err := c.Get(context.Background(), d.SHA256, &got, 1<<20); err != nil || got.String() != string(body) {
 		t.Fatalf("get %q, %v", got.String(), err)
 	}
+	resp, err := http.Get(srv.URL + "/" + d.SHA256 + ".html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "sandbox") || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("a blob served as .html runs on the node's origin: CSP %q", csp)
+	}
 	list, err := c.List(context.Background(), pk, 10)
 	if err != nil || len(list) != 1 || list[0].SHA256 != d.SHA256 {
 		t.Fatalf("list %+v, %v", list, err)

@@ -85,14 +85,6 @@ func (s *Store) List(owner, cursor string, limit int) (Page, error) {
 	return p, nil
 }
 
-// Holds reports owner's descriptor of sha.
-func (s *Store) Holds(owner, sha string) (Descriptor, error) {
-	if !ValidHash(sha) {
-		return Descriptor{}, ErrBadHash
-	}
-	return s.readDesc(owner, sha)
-}
-
 // ValidHash reports whether h is 64 lower-case hex digits.
 func ValidHash(h string) bool {
 	if len(h) != 64 {

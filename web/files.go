@@ -8,7 +8,6 @@ type File struct {
 	Name   string
 	SHA256 string
 	Size   int64
-	Path   string
 }
 
 // Files lists the files of a local agent (nil, nil for others).

@@ -210,7 +210,7 @@ func (c *ServeCommand) webFiles(_ context.Context, agent string) ([]web.File, er
 	files, err := c.daemon.Files(agent)
 	out := make([]web.File, 0, len(files))
 	for _, f := range files {
-		out = append(out, web.File{Name: f.Name, SHA256: f.SHA256, Size: f.Size, Path: f.Path})
+		out = append(out, web.File{Name: f.Name, SHA256: f.SHA256, Size: f.Size})
 	}
 	return out, err
 }
