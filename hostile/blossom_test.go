@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -106,33 +107,43 @@ func TestBlossom_boundsHold(t *testing.T) {
 
 	// a second upload while one is in flight is rate-limited
 	pr, pw := io.Pipe()
-	done := make(chan error, 1)
+	done := make(chan string, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodPut, "http://"+n.addr+"/upload", pr)
 		evt := blossom.AuthTemplate("upload", "slow", time.Minute)
 		evt.Sign(sk)
 		req.Header.Set("Authorization", blossom.AuthHeader(&evt))
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
+		// a connection of its own: a pooled one the server is closing (after
+		// the 413s above) would fail this request, whose body cannot be replayed
+		resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
+		if err != nil {
+			done <- err.Error()
+			return
 		}
-		done <- err
+		resp.Body.Close()
+		done <- fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("X-Reason"))
 	}()
 	pw.Write([]byte("the first bytes of a slow upload"))
 	var err error
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
+		select {
+		case out := <-done:
+			t.Fatalf("the slow upload ended before it was finished: %s", out)
+		default:
+		}
 		if _, err = putBytes(c, []byte("second")); err != nil {
 			break
 		}
-		c2 := blobClient(n, sk) // the slot was free: the slow upload is not in yet; delete and retry
-		c2.Delete(context.Background(), sha("second"))
+		c.Delete(context.Background(), sha("second")) // the slot was free: the slow upload is not in yet; retry
 	}
 	if code, reason := refusal(err); code != http.StatusTooManyRequests || !strings.HasPrefix(reason, "rate-limited:") {
 		t.Fatalf("an upload while another holds the only slot: %v; want 429 rate-limited", err)
 	}
 	pw.Close()
-	<-done
+	if out := <-done; !strings.HasPrefix(out, "200") {
+		t.Fatalf("the slow upload, once finished: %s, want 200", out)
+	}
 
 	// quota: at most 3 blobs per uploader (the slow one is the first)
 	for _, b := range []string{"two", "three"} {
