@@ -110,6 +110,10 @@ type Config struct {
 	// similarity a match needs (0 = router.DefaultEmbedThreshold).
 	Embedder       router.Embedder
 	EmbedThreshold float64
+	// DefFiles is how installs fetch a definition's files (deffiles.go);
+	// zero: from the 1063's url and the author's servers with
+	// http.DefaultClient's dialer refused (no HTTP), nothing local.
+	DefFiles DefFiles
 }
 
 // Daemon runs the agents installed on a node: it keeps their keys and

@@ -55,21 +55,33 @@ func (d *Daemon) Install(ctx context.Context, req InstallRequest) (Installed, er
 		return Installed{}, err
 	}
 	name := cmp.Or(strings.TrimSpace(req.Name), def.Title)
+	files, err := d.stageFiles(ctx, def) // fetched and verified before anything exists (deffiles.go)
+	if err != nil {
+		return Installed{}, err
+	}
 	if err := d.begin(); err != nil {
+		files.discard()
 		return Installed{}, err
 	}
 	defer d.mu.Unlock()
 	if a, ok := d.reg.find(def.ID, owner, name); ok {
+		files.discard()
 		return installed(a, false, nil), nil
 	}
 	a, profile, err := d.create(ctx, def, owner, name, req.AutoUpgrade)
 	if errors.Is(err, errInstalledElsewhere) {
+		files.discard()
 		d.live.set(a)
 		d.changed()
 		return installed(a, false, nil), nil
 	}
 	if err != nil {
+		files.discard()
 		return Installed{}, err
+	}
+	if err := d.adopt(a.PubKey, files); err != nil {
+		files.discard()
+		return Installed{}, errors.Join(err, d.undoCreate(ctx, a))
 	}
 	d.live.set(a)
 	if a.AutoUpgrade {
