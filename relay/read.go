@@ -65,8 +65,8 @@ func (s *store) read(ctx context.Context, filter nostr.Filter, after cursor, c *
 	if !ok {
 		return nil, nil, false, nil
 	}
-	if after.set && after.ts < until {
-		until = after.ts
+	if after.set && after.ts < nostr.Timestamp(until) {
+		until = uint32(max(after.ts, 0))
 	}
 	if since > until {
 		return nil, nil, false, nil
@@ -116,17 +116,17 @@ func (s *store) reread(ctx context.Context, r *topReader, winners []hit, since, 
 // ties by id ascending).
 type cursor struct {
 	set bool
-	ts  uint32
+	ts  nostr.Timestamp
 	id  string // hex
 }
 
 // passed reports whether a candidate (its second and raw record) is at or
 // before the cursor in NIP-01's order, i.e. was already handed over.
 func (c cursor) passed(ts uint32, raw []byte) bool {
-	if !c.set || ts < c.ts {
+	if !c.set || nostr.Timestamp(ts) < c.ts {
 		return false
 	}
-	return ts > c.ts || !idAbove(raw, c.id)
+	return nostr.Timestamp(ts) > c.ts || !idAbove(raw, c.id)
 }
 
 // topReader keeps the best filter.Limit matches of a walk (newest first,

@@ -268,7 +268,7 @@ func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Eve
 	}
 	filter = dedupeFilter(filter)
 	if filter.Search == "" {
-		return s.streamQuery(ctx, filter, done)
+		return streamQuery(ctx, filter, s.readChunk(), done)
 	}
 	defer done()
 	hits, expired, err := s.collectSearch(ctx, filter)
@@ -284,19 +284,7 @@ func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Eve
 // querySync collects query's results; a streamed answer cut short by an
 // error (the budget's errBusy) returns that error.
 func (s *store) querySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
-	ctx, failed := withQueryErr(ctx)
-	ch, err := s.query(ctx, filter)
-	if err != nil {
-		return nil, err
-	}
-	var out []*nostr.Event
-	for evt := range ch {
-		out = append(out, evt)
-	}
-	if *failed != nil {
-		return out, *failed
-	}
-	return out, ctx.Err()
+	return collect(ctx, func(ctx context.Context) (chan *nostr.Event, error) { return s.query(ctx, filter) })
 }
 
 // isExpired reports whether evt carries a NIP-40 expiration at or before now.

@@ -16,14 +16,18 @@ import (
 // querySync) drains it at the reader's pace. The answer is NIP-01's order
 // throughout: newest first, ties by id ascending.
 
-// stream is one streamed answer: the filter with the limit still to
-// answer, and the cursor after the last event handed over.
+// stream is one streamed answer: how a backend reads a chunk, the filter
+// with the limit still to answer, and the cursor after the last event
+// handed over.
 type stream struct {
-	s      *store
+	read   chunkReader
 	filter nostr.Filter
 	after  cursor
-	purged int
 }
+
+// chunkReader reads the part of filter's answer after the cursor, at most
+// filter.Limit events and what one charge of the backend's budget allows.
+type chunkReader func(ctx context.Context, filter nostr.Filter, after cursor) (chunk, error)
 
 // chunk is one read of a stream: its hits, and what they hold of the
 // budget (released once they are handed over).
@@ -33,31 +37,38 @@ type chunk struct {
 	more   bool // the chunk stopped at its byte ceiling: read on
 }
 
-// next reads the chunk after the cursor; expired events met are purged
-// (at most maxPurgePerQuery per answer).
+// next reads the chunk after the cursor and moves the cursor past it.
 func (st *stream) next(ctx context.Context) (chunk, error) {
-	c := st.s.budget.newCharge(st.s.limits.MaxQueryBytes)
-	hits, expired, cut, err := st.s.read(ctx, st.filter, st.after, c)
-	st.purge(ctx, expired)
+	c, err := st.read(ctx, st.filter, st.after)
 	if err != nil {
-		c.release()
 		return chunk{}, err
 	}
-	st.filter.Limit -= len(hits)
-	if n := len(hits); n > 0 {
-		st.after = cursor{set: true, ts: hits[n-1].ts, id: hits[n-1].id}
+	st.filter.Limit -= len(c.hits)
+	if n := len(c.hits); n > 0 {
+		last := c.hits[n-1].evt
+		st.after = cursor{set: true, ts: last.CreatedAt, id: last.ID}
 	}
-	return chunk{hits: hits, charge: c, more: cut && len(hits) > 0 && st.filter.Limit > 0}, nil
+	c.more = c.more && len(c.hits) > 0 && st.filter.Limit > 0
+	return c, nil
 }
 
-// purge removes expired events from the store.
-func (st *stream) purge(ctx context.Context, expired []*nostr.Event) {
-	for _, evt := range expired {
-		if st.purged >= maxPurgePerQuery {
-			return
+// readChunk is the store's chunkReader (store.read); expired events met
+// are purged, at most maxPurgePerQuery per answer.
+func (s *store) readChunk() chunkReader {
+	purged := 0
+	return func(ctx context.Context, filter nostr.Filter, after cursor) (chunk, error) {
+		c := s.budget.newCharge(s.limits.MaxQueryBytes)
+		hits, expired, cut, err := s.read(ctx, filter, after, c)
+		for _, evt := range expired {
+			if purged++; purged <= maxPurgePerQuery {
+				s.removeEvent(context.WithoutCancel(ctx), evt)
+			}
 		}
-		st.purged++
-		st.s.removeEvent(context.WithoutCancel(ctx), evt)
+		if err != nil {
+			c.release()
+			return chunk{}, err
+		}
+		return chunk{hits: hits, charge: c, more: cut}, nil
 	}
 }
 
@@ -94,18 +105,18 @@ func send(ctx context.Context, hits []hit, stash bool, out chan<- *nostr.Event) 
 	return nil
 }
 
-// streamQuery answers a non-search filter. The first chunk is read here,
-// so that a refusal (errBusy) or a failure is query's error; an answer
-// that fits in it is returned as a channel that is already full (most
-// answers: no goroutine, and a caller that reads only the first event
-// leaves nothing behind). A larger answer is streamed by a goroutine that
-// the query owns, through an unbuffered channel: it ends when the answer
-// is handed over or ctx ends (a REQ CLOSEd, a client gone), and calls done
-// (the store's enter) then. A later chunk's failure is reported with
-// khatru.FailQuery (a REQ is then CLOSED with its reason) and to
-// querySync.
-func (s *store) streamQuery(ctx context.Context, filter nostr.Filter, done func()) (chan *nostr.Event, error) {
-	st := &stream{s: s, filter: filter}
+// streamQuery answers a filter as a stream of chunks read by read. The
+// first chunk is read here, so that a refusal (errBusy) or a failure is
+// query's error; an answer that fits in it is returned as a channel that
+// is already full (most answers: no goroutine, and a caller that reads
+// only the first event leaves nothing behind). A larger answer is
+// streamed by a goroutine that the query owns, through an unbuffered
+// channel: it ends when the answer is handed over or ctx ends (a REQ
+// CLOSEd, a client gone), and calls done (the backend's enter) then. A
+// later chunk's failure is reported with khatru.FailQuery (a REQ is then
+// CLOSED with its reason) and to querySync.
+func streamQuery(ctx context.Context, filter nostr.Filter, read chunkReader, done func()) (chan *nostr.Event, error) {
+	st := &stream{read: read, filter: filter}
 	first, err := st.next(ctx)
 	if err != nil {
 		done()
@@ -125,6 +136,24 @@ func (s *store) streamQuery(ctx context.Context, filter nostr.Filter, done func(
 		}
 	}()
 	return out, nil
+}
+
+// collect reads a query's channel to its end: the events, and the error
+// that cut a streamed answer short (or ctx's).
+func collect(ctx context.Context, query func(context.Context) (chan *nostr.Event, error)) ([]*nostr.Event, error) {
+	ctx, failed := withQueryErr(ctx)
+	ch, err := query(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*nostr.Event
+	for evt := range ch {
+		out = append(out, evt)
+	}
+	if *failed != nil {
+		return out, *failed
+	}
+	return out, ctx.Err()
 }
 
 // filled is a closed channel holding hits.
