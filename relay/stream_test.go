@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +107,37 @@ func TestRelay_BusyQueryIsClosedNotEOSE(t *testing.T) {
 	reason := closedReason(t, tr.connect(t), nostr.Filter{Kinds: []int{1}, Limit: 5})
 	if !strings.HasPrefix(reason, "rate-limited: too many large queries") {
 		t.Fatalf("REQ past the query budget: CLOSED %q, want a rate-limited reason", reason)
+	}
+}
+
+// A REQ whose answer streams gets every event over the websocket, in
+// NIP-01's order, written from the JSON the store decoded (SetEncoded is
+// called while khatru writes: run with -race).
+func TestRelay_StreamedREQArrivesWhole(t *testing.T) {
+	tr := openTestRelay(t, t.TempDir(), Limits{EventsPerSecond: -1, MaxQueryBytes: 100 << 10})
+	all := crowdedStore(t, tr, 40, 10_000, nostr.Now()-1000, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sub, err := tr.connect(t).Subscribe(ctx, nostr.Filters{{Kinds: []int{1}, Limit: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsub()
+	var got []*nostr.Event
+	for {
+		select {
+		case evt := <-sub.Events:
+			got = append(got, evt)
+			continue
+		case <-sub.EndOfStoredEvents:
+		case reason := <-sub.ClosedReason:
+			t.Fatalf("CLOSED %q after %d events", reason, len(got))
+		case <-ctx.Done():
+			t.Fatalf("no EOSE after %d events", len(got))
+		}
+		break
+	}
+	if !slices.Equal(idsOf(got), nip01Order(all)) {
+		t.Fatalf("%d of %d events over the websocket, or not in NIP-01's order", len(got), len(all))
 	}
 }
