@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // streamedStore is an LMDB relay whose answers to {"kinds":[1]} stream:
@@ -112,30 +114,22 @@ func TestRelay_BusyQueryIsClosedNotEOSE(t *testing.T) {
 
 // A REQ whose answer streams gets every event over the websocket, in
 // NIP-01's order, written from the JSON the store decoded (SetEncoded is
-// called while khatru writes: run with -race).
+// called while khatru writes: run with -race). It reads with relayclient,
+// which keeps the relay's order (go-nostr's client hands each event to its
+// channel from a goroutine of its own, so events can swap there).
 func TestRelay_StreamedREQArrivesWhole(t *testing.T) {
 	tr := openTestRelay(t, t.TempDir(), Limits{EventsPerSecond: -1, MaxQueryBytes: 100 << 10})
 	all := crowdedStore(t, tr, 40, 10_000, nostr.Now()-1000, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sub, err := tr.connect(t).Subscribe(ctx, nostr.Filters{{Kinds: []int{1}, Limit: 50}})
+	conn, err := relayclient.Dial(ctx, tr.URL, relayclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sub.Unsub()
-	var got []*nostr.Event
-	for {
-		select {
-		case evt := <-sub.Events:
-			got = append(got, evt)
-			continue
-		case <-sub.EndOfStoredEvents:
-		case reason := <-sub.ClosedReason:
-			t.Fatalf("CLOSED %q after %d events", reason, len(got))
-		case <-ctx.Done():
-			t.Fatalf("no EOSE after %d events", len(got))
-		}
-		break
+	t.Cleanup(func() { conn.Close() })
+	got, err := conn.Query(ctx, nostr.Filters{{Kinds: []int{1}, Limit: 50}})
+	if err != nil {
+		t.Fatalf("after %d events: %v", len(got), err)
 	}
 	if !slices.Equal(idsOf(got), nip01Order(all)) {
 		t.Fatalf("%d of %d events over the websocket, or not in NIP-01's order", len(got), len(all))
