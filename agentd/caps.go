@@ -80,7 +80,7 @@ func (d *Daemon) InstallCap(ctx context.Context, agent string, req CapInstallReq
 	if err != nil {
 		return CapChange{}, err
 	}
-	c, err := d.obtain(ctx, req.Ref, req.Author, req.YAML)
+	c, err := d.obtain(ctx, req.Ref, req.Author, req.YAML, trustedAuthors(a))
 	if err != nil {
 		return CapChange{}, err
 	}
@@ -158,7 +158,7 @@ func (d *Daemon) UpgradeCap(ctx context.Context, agent, capRef string, req CapUp
 	} else if strings.TrimSpace(req.To) != "" {
 		return CapChange{}, fmt.Errorf("%w: give a version or a file, not both", ErrBadRequest)
 	}
-	c, err := d.obtain(ctx, ref, author, req.YAML)
+	c, err := d.obtain(ctx, ref, author, req.YAML, trustedAuthors(a))
 	if err != nil {
 		return CapChange{}, err
 	}
@@ -231,8 +231,10 @@ func isSemverish(s string) bool {
 	return s != "" && s[0] >= '0' && s[0] <= '9' && !strings.Contains(s, ":")
 }
 
-// obtain gets a package from a signed file or the resolver and checks it.
-func (d *Daemon) obtain(ctx context.Context, ref, author, yaml string) (checked, error) {
+// obtain gets a package from a signed file or the resolver and checks it;
+// trusted are the authors the resolver prefers when several publish the
+// name (trustedAuthors).
+func (d *Daemon) obtain(ctx context.Context, ref, author, yaml string, trusted []string) (checked, error) {
 	if strings.TrimSpace(yaml) != "" {
 		if strings.TrimSpace(ref) != "" {
 			return checked{}, fmt.Errorf("%w: give a reference or a file, not both", ErrBadRequest)
@@ -249,7 +251,7 @@ func (d *Daemon) obtain(ctx context.Context, ref, author, yaml string) (checked,
 		}
 		author = pk
 	}
-	evt, err := d.resolver().ResolveCapability(ctx, strings.TrimSpace(ref), author)
+	evt, err := d.resolver().ResolveCapability(ctx, strings.TrimSpace(ref), author, trusted...)
 	if err != nil {
 		return checked{}, resolveError(ref, err)
 	}

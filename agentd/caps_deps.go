@@ -30,12 +30,14 @@ var _ StateRuntime = (*state.Runtime)(nil)
 
 // CapResolver finds a published capability package (kind 30199) by
 // reference: did:nuwa:cap:<name>[@<semver>], <name>[@<semver>] or an
-// naddr; author ("" = any, by the resolver's rule) narrows it. The daemon
-// re-checks the event (acp.FromEvent), so the resolver need not be trusted
-// with validation. Not found wraps ErrCapNotFound or the resolver's own
-// sentinel.
+// naddr; author ("" = any, by the resolver's rule) narrows it; trusted
+// (hex pubkeys, in order: the agent's owner, its definition's author) are
+// preferred when several authors publish the name (docs/REGISTRY.md). The
+// daemon re-checks the event (acp.FromEvent), so the resolver need not be
+// trusted with validation. Not found wraps ErrCapNotFound or the
+// resolver's own sentinel.
 type CapResolver interface {
-	ResolveCapability(ctx context.Context, ref, author string) (*nostr.Event, error)
+	ResolveCapability(ctx context.Context, ref, author string, trusted ...string) (*nostr.Event, error)
 }
 
 // BindingCaller runs one tool call through a package's binding, as agent

@@ -3,6 +3,7 @@ package agentd_test
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -74,9 +75,14 @@ func sign(t testing.TB, raw []byte, sk string) []byte {
 	return out
 }
 
-// publishCap publishes raw as a kind-30199 event signed by sk.
+// publishCap publishes raw as a kind-30199 event signed by sk; an
+// unsigned file is signed by sk first (a package is resolved only when its
+// file is signed by the event's author).
 func (n *node) publishCap(sk string, raw []byte) *nostr.Event {
 	n.t.Helper()
+	if _, err := acp.Verify(raw); errors.Is(err, acp.ErrUnsigned) {
+		raw = sign(n.t, raw, sk)
+	}
 	p, err := acp.Parse(raw, acp.Options{})
 	if err != nil {
 		n.t.Fatal(err)

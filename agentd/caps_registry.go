@@ -3,6 +3,7 @@ package agentd
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -15,8 +16,8 @@ func RegistryResolver(r *capregistry.Registry) CapResolver { return registryReso
 
 type registryResolver struct{ r *capregistry.Registry }
 
-func (rr registryResolver) ResolveCapability(ctx context.Context, ref, author string) (*nostr.Event, error) {
-	e, err := rr.r.Resolve(ctx, ref, author)
+func (rr registryResolver) ResolveCapability(ctx context.Context, ref, author string, trusted ...string) (*nostr.Event, error) {
+	e, err := rr.r.Resolve(ctx, ref, author, trusted...)
 	if err != nil {
 		return nil, err
 	}
@@ -31,6 +32,17 @@ func (d *Daemon) resolver() CapResolver {
 		return d.cfg.Capabilities
 	}
 	return RegistryResolver(capregistry.New(d.store, capregistry.WithLogger(d.log)))
+}
+
+// trustedAuthors are the authors whose package wins a name for a's
+// installs (docs/REGISTRY.md): its owner, then its definition's author
+// (DefinitionKey is author:slug).
+func trustedAuthors(a Agent) []string {
+	out := []string{a.Owner}
+	if author, _, ok := strings.Cut(a.DefinitionKey, ":"); ok && author != a.Owner {
+		out = append(out, author)
+	}
+	return out
 }
 
 // isNotFound reports the registry's not-found.

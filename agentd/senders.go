@@ -18,10 +18,11 @@ const (
 // "dm" section, docs/DM.md) or, running its capability tools, over kind
 // 25910 (the "a2a" section, docs/BINDINGS.md). Where siblings count (a2a),
 // agents whose owner link verifies to the agent's owner are admitted too.
-// Others get no answer at all.
+// Others get no answer at all. Whom it admits and does not know (Knows)
+// is a stranger, whose messages draw on the strangers' budget.
 type SenderPolicy struct {
 	From  string   `json:"from"`  // SendersAnyone ("" too), SendersOwner or SendersAllowlist
-	Allow []string `json:"allow"` // npub or hex; hex once Check succeeded
+	Allow []string `json:"allow"` // npub or hex; hex once Check succeeded; known under any From (no strangers' budget)
 }
 
 // Check validates p (section names it in errors: "dm", "a2a"), defaults
@@ -42,6 +43,23 @@ func (p *SenderPolicy) Check(section string) error {
 		p.Allow[i] = pk
 	}
 	return nil
+}
+
+// Knows reports whether from is known to an agent whose owner is owner:
+// the owner, a key in Allow (whatever From says) or, when siblingOwner is
+// not nil, an agent whose verified owner link names the same owner. Known
+// senders skip the strangers' budget (agentd/strangers); everyone else who
+// Admits admits draws on it.
+func (p SenderPolicy) Knows(owner, from string, siblingOwner func() string) bool {
+	switch {
+	case from == "":
+		return false
+	case from == owner, slices.Contains(p.Allow, from):
+		return true
+	case owner == "" || siblingOwner == nil:
+		return false
+	}
+	return siblingOwner() == owner
 }
 
 // Admits reports whether from (hex) may talk to an agent whose owner is

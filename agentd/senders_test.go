@@ -67,3 +67,30 @@ func TestSenderPolicy_Check(t *testing.T) {
 		t.Errorf("hex allow: %v", err)
 	}
 }
+
+func TestSenderPolicy_Knows(t *testing.T) {
+	const owner, stranger, friend = "owner", "stranger", "friend"
+	sibling := func(o string) func() string { return func() string { return o } }
+	anyone := agentd.SenderPolicy{Allow: []string{friend}}
+	for _, tc := range []struct {
+		name     string
+		owner    string
+		from     string
+		siblings func() string
+		want     bool
+	}{
+		{"the owner", owner, owner, nil, true},
+		{"a listed key, even under anyone", owner, friend, nil, true},
+		{"a stranger", owner, stranger, nil, false},
+		{"a sibling of the same owner", owner, stranger, sibling(owner), true},
+		{"a sibling of another owner", owner, stranger, sibling("other"), false},
+		{"nobody is the owner of an unowned agent", "", "", sibling(""), false},
+		{"an unowned agent has no siblings", "", stranger, sibling(""), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := anyone.Knows(tc.owner, tc.from, tc.siblings); got != tc.want {
+				t.Errorf("Knows = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/strangers"
 )
 
 // Source is where gift wraps come from: the embedded relay in-process
@@ -21,7 +23,7 @@ type Source interface {
 
 // Responder answers one message to an agent. from is the sender's pubkey
 // (hex) and is also the conversation id. It may be called concurrently
-// (up to Config.MaxConcurrent calls) and must honour ctx.
+// (up to Config.MaxConcurrent + StrangerWorkers calls) and must honour ctx.
 type Responder interface {
 	Respond(ctx context.Context, agent, from, text string) (string, error)
 }
@@ -34,16 +36,32 @@ func (f ResponderFunc) Respond(ctx context.Context, agent, from, text string) (s
 	return f(ctx, agent, from, text)
 }
 
+// Gate decides what a sender's message may cost before the Responder is
+// asked (*strangers.Budget): known senders skip it, strangers draw on a
+// budget. It may read (a sibling's owner link) and must honour ctx.
+type Gate interface {
+	Admit(ctx context.Context, agent, from string) strangers.Verdict
+}
+
 // Defaults of the optional Config fields.
 const (
 	DefaultUnavailableText = "Sorry, I cannot answer right now: the node running me has no chat model configured, or it did not answer. Please try again later."
 	DefaultRateLimitedText = "You are sending messages faster than I can answer; I will skip some. Please slow down."
+	DefaultOverBudgetText  = "I answer people I do not know only a few times in a while; I will skip your next messages for some minutes. Please try again later."
 	DefaultMaxConcurrent   = 4
 	DefaultRespondTimeout  = 2 * time.Minute
 	// DefaultCatchUpWindow covers NIP-59's randomised wrap timestamps (up to
 	// two days in the past) plus an hour of slack.
 	DefaultCatchUpWindow = 49 * time.Hour
 	DefaultQueueSize     = 4096
+	// DefaultUnwrappers: goroutines opening wraps as they are stored.
+	DefaultUnwrappers = 2
+	// strangerQueue bounds the admitted strangers' messages waiting for a
+	// worker (the budget admits few; beyond it they are dropped).
+	strangerQueue = 256
+	// droppedMemory is how many wraps the Gate dropped are remembered (in
+	// memory), so the catch-up does not look at them again.
+	droppedMemory = 65_536
 )
 
 // DefaultRateLimit: a burst of 5 messages, then one every 6 seconds, per sender.
@@ -78,14 +96,24 @@ type Config struct {
 	// empty: no list is published.
 	RelayURLs []string
 
+	// Gate admits each sender's message (the strangers' budget); nil:
+	// every sender is known (only RateLimit applies).
+	Gate Gate
+
 	UnavailableText string        // reply when the Responder fails
 	RateLimitedText string        // sent once when a sender runs out of tokens
+	OverBudgetText  string        // sent once when a stranger's own budget runs dry (strangers.Notify)
 	RateLimit       RateLimit     // per-sender token bucket
-	MaxConcurrent   int           // Responder calls at once
+	MaxConcurrent   int           // Responder calls at once for known senders
+	StrangerWorkers int           // and, besides those, for strangers (default MaxConcurrent/2, at least 1)
 	RespondTimeout  time.Duration // bound on one Responder call
 	CatchUpWindow   time.Duration // how far before the watermark Run looks
-	QueueSize       int           // wraps waiting to be processed; beyond: dropped (caught up at restart)
-	Logger          *slog.Logger
+	// QueueSize bounds the stored wraps waiting to be opened (beyond it the
+	// oldest is dropped: caught up at the next start) and the known
+	// senders' messages waiting for a worker.
+	QueueSize  int
+	Unwrappers int // goroutines opening wraps (default DefaultUnwrappers)
+	Logger     *slog.Logger
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 }
@@ -105,8 +133,11 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: Responder is nil", ErrConfig)
 	}
 	c.UnavailableText = or(c.UnavailableText, DefaultUnavailableText)
-	c.RateLimitedText = or(c.RateLimitedText, DefaultRateLimitedText)
 	c.MaxConcurrent = or(c.MaxConcurrent, DefaultMaxConcurrent)
+	c.RateLimitedText = or(c.RateLimitedText, DefaultRateLimitedText)
+	c.OverBudgetText = or(c.OverBudgetText, DefaultOverBudgetText)
+	c.StrangerWorkers = or(c.StrangerWorkers, max(1, c.MaxConcurrent/2))
+	c.Unwrappers = or(c.Unwrappers, DefaultUnwrappers)
 	c.RespondTimeout = or(c.RespondTimeout, DefaultRespondTimeout)
 	c.CatchUpWindow = or(c.CatchUpWindow, DefaultCatchUpWindow)
 	c.QueueSize = or(c.QueueSize, DefaultQueueSize)

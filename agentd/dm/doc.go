@@ -2,17 +2,24 @@
 // client (Damus, Amethyst, 0xchat, nostr-tools...).
 //
 // A Service watches the relay for kind 1059 gift wraps p-tagged to a local
-// agent, unwraps each (1059 -> seal 13 -> rumor 14) with the agent's key,
-// drops forgeries (seal author != rumor author), the agent's own copies and
-// anything not addressed to a local agent, asks the Responder for an answer
-// (the conversation is the sender's pubkey) and replies with a NIP-17 kind
-// 14 rumor from the agent — ["p", sender], ["e", <rumor id>] — gift-wrapped
-// to the sender and, as a copy, to the agent itself. Processed wrap ids,
-// replies being published and a watermark are kept in a small JSON file so
-// that a restart catches up on DMs stored while the node was down and
+// agent and queues them (a bounded intake that drops its oldest when
+// full); unwrappers open each (1059 -> seal 13 -> rumor 14) with the
+// agent's key as it comes, drop junk, forgeries (seal author != rumor
+// author), the agent's own copies and anything not addressed to a local
+// agent — without recording them — and ask the Gate what the sender's
+// message may cost: known senders (the owner, an allowlist, siblings) wait
+// in one lane, strangers within the budget (agentd/strangers) in another
+// with fewer workers, strangers past it are dropped. A worker asks the
+// Responder for an answer (the conversation is the sender's pubkey) and
+// replies with a NIP-17 kind 14 rumor from the agent — ["p", sender],
+// ["e", <rumor id>] — gift-wrapped to the sender and, as a copy, to the
+// agent itself. Processed wrap ids, replies being published and a
+// watermark are kept in a ledger (an append-only log beside a snapshot)
+// so that a restart catches up on DMs stored while the node was down and
 // answers each exactly once, wherever a stop cut an answer short. At
 // start every local agent's kind 10050 DM relay list names the node's relay.
-// docs/DM.md tells the whole story (clients, dedupe, rate limits, privacy).
+// docs/DM.md tells the whole story (clients, dedupe, strangers, rate
+// limits, privacy).
 //
 // # Lifecycle
 //
@@ -37,8 +44,9 @@
 //		Agents:    func() []string { return pubkeysOf(d.List()) },
 //		Keys:      d.SecretKey,
 //		Responder: chatResponder{d}, // Respond(ctx, agent, from, text)
-//		StatePath: filepath.Join(dataDir, "dm", "state.json"),
+//		StatePath: filepath.Join(dataDir, "dm", "state.json"), // state.log beside it
 //		RelayURLs: []string{"wss://node.example.com"},
+//		Gate:      budget, // *strangers.Budget: what strangers may cost
 //	})
 //	var wg sync.WaitGroup
 //	wg.Go(func() { err = svc.Run(ctx) }) // the caller owns it: cancel ctx, then wg.Wait()

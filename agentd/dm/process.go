@@ -7,37 +7,9 @@ import (
 	"slices"
 
 	"github.com/nbd-wtf/go-nostr"
-)
 
-// dispatch hands queued wraps addressed to a local agent to at most
-// MaxConcurrent workers, in queue order, until ctx ends (the caller waits
-// for the workers).
-func (s *Service) dispatch(ctx context.Context) {
-	sem := make(chan struct{}, s.cfg.MaxConcurrent)
-	for {
-		wrap := s.q.pop(ctx)
-		if wrap == nil {
-			return
-		}
-		agent := s.addressee(wrap)
-		if agent == "" || s.led.Has(wrap.ID) {
-			s.q.release(wrap.ID)
-			continue
-		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer func() { <-sem }()
-			defer s.q.release(wrap.ID)
-			s.handle(ctx, agent, wrap)
-		}()
-	}
-}
+	"github.com/agentnode/agentnode/agentd/strangers"
+)
 
 // addressee is the local agent wrap is p-tagged to, or "".
 func (s *Service) addressee(wrap *nostr.Event) string {
@@ -50,48 +22,35 @@ func (s *Service) addressee(wrap *nostr.Event) string {
 	return ""
 }
 
-// handle answers one wrap to agent and records it as done. A stop before
-// the reply is prepared leaves the wrap unrecorded (the next start answers
-// it); from then on the reply is pending until it is published (see ledger).
-func (s *Service) handle(ctx context.Context, agent string, wrap *nostr.Event) {
-	log := s.cfg.Logger.With("agent", agent, "wrap", wrap.ID)
-	sk, err := s.cfg.Keys(agent)
-	if err != nil {
-		log.Error("dm: no key for agent; the DM waits for the next start", "err", err)
-		return
-	}
-	msg, err := Unwrap(wrap, sk)
-	if err != nil {
-		log.Warn("dm: gift wrap dropped", "err", err)
-		s.done(log, wrap)
-		return
-	}
-	if why := skip(agent, &msg.Rumor); why != "" {
-		log.Debug("dm: rumor not answered", "why", why, "kind", msg.Rumor.Kind)
-		s.done(log, wrap)
-		return
-	}
-	text, ok := s.answerText(ctx, log, agent, &msg.Rumor)
+// handle answers one admitted message and records its wrap as done. A
+// stop before the reply is prepared leaves the wrap unrecorded (the next
+// start answers it); from then on the reply is pending until it is
+// published (see ledger).
+func (s *Service) handle(ctx context.Context, j job) {
+	log := s.cfg.Logger.With("agent", j.agent, "wrap", j.wrap.ID)
+	text, ok := s.answerText(ctx, log, j)
 	switch {
 	case !ok:
 		return
 	case text == "": // ErrNoAnswer or dropped by the rate limit: nothing to send
-		s.done(log, wrap)
+		s.done(log, j.wrap)
 		return
 	}
-	reply, err := s.prepare(agent, sk, &msg.Rumor, text)
+	reply, err := s.prepare(j.agent, j.sk, j.rumor, text)
 	if err != nil {
 		log.Error("dm: reply not prepared", "err", err)
-		s.done(log, wrap)
+		s.done(log, j.wrap)
 		return
 	}
-	if err := s.led.Begin(wrap, reply); errors.Is(err, ErrAnswered) {
+	if err := s.led.Begin(j.wrap, reply); errors.Is(err, ErrAnswered) {
 		log.Info("dm: already answered (by another instance)")
 		return
 	} else if err != nil {
 		log.Error("dm: state not saved; a restart may answer this DM again", "err", err)
 	}
-	s.publishReply(ctx, log, wrap.ID, wrap.CreatedAt, reply)
+	if s.publishReply(ctx, log, j.wrap.ID, j.wrap.CreatedAt, reply) {
+		s.stats.messages[msgAnswered].Add(1)
+	}
 }
 
 // skip says why rumor is not to be answered, or "".
@@ -119,17 +78,29 @@ func names(rumor *nostr.Event, pubkey string) bool {
 
 // answerText rate-limits the sender and asks the Responder: the text to
 // send ("" for none), and false if ctx ended before there was an answer.
-func (s *Service) answerText(ctx context.Context, log *slog.Logger, agent string, rumor *nostr.Event) (string, bool) {
+// A stranger whose own budget ran dry gets the over-budget notice instead.
+func (s *Service) answerText(ctx context.Context, log *slog.Logger, j job) (string, bool) {
+	from := j.rumor.PubKey
+	if j.verdict == strangers.Notify {
+		log.Info("dm: stranger over its budget, sender told", "from", from)
+		s.stats.messages[msgNotified].Add(1)
+		return s.cfg.OverBudgetText, true
+	}
 	var text string
-	switch s.lim.take(rumor.PubKey) {
+	switch s.lim.take(from) {
 	case drop:
-		log.Info("dm: rate-limited, message dropped", "from", rumor.PubKey)
+		log.Info("dm: rate-limited, message dropped", "from", from)
+		s.stats.messages[msgRateLimited].Add(1)
 		return "", true
 	case notify:
-		log.Info("dm: rate-limited, sender told", "from", rumor.PubKey)
+		log.Info("dm: rate-limited, sender told", "from", from)
+		s.stats.messages[msgRateLimited].Add(1)
 		text = s.cfg.RateLimitedText
 	case allow:
-		text = s.answer(ctx, log, agent, rumor)
+		text = s.answer(ctx, log, j.agent, j.rumor)
+		if text == "" && ctx.Err() == nil {
+			s.stats.messages[msgRefused].Add(1)
+		}
 	}
 	return text, ctx.Err() == nil
 }

@@ -19,7 +19,18 @@ type Service struct {
 	cfgErr error
 	led    Ledger
 	lim    *limiter
-	q      *queue
+
+	// The pipeline (pipeline.go): stored wraps wait in intake to be
+	// opened; opened messages wait in known (the owner, allowlisted
+	// senders, siblings) or strangers (admitted by the Gate) for a worker.
+	intake    *fifo[*nostr.Event]
+	known     *fifo[job]
+	strangers *fifo[job]
+	held      *idSet
+	// dropped are the wraps of strangers recently dropped by the Gate
+	// (not in the ledger; see admit).
+	dropped *recentSet
+	stats   counters
 
 	running atomic.Bool
 	ready   chan struct{}
@@ -32,7 +43,8 @@ var ErrRunning = errors.New("dm: already running")
 // New returns a Service for cfg; a config error is reported by Run.
 func New(cfg Config) *Service {
 	c, err := cfg.withDefaults()
-	return &Service{cfg: c, cfgErr: err, ready: make(chan struct{})}
+	return &Service{cfg: c, cfgErr: err, ready: make(chan struct{}), held: newIDSet(), dropped: newRecentSet(droppedMemory),
+		intake: newFifo[*nostr.Event](c.QueueSize), known: newFifo[job](c.QueueSize), strangers: newFifo[job](strangerQueue)}
 }
 
 // Ready is closed once Run has caught up and answers new DMs.
@@ -40,13 +52,13 @@ func (s *Service) Ready() <-chan struct{} { return s.ready }
 
 // Run loads the processed-wrap state, publishes again the replies a stop
 // left pending, publishes each local agent's DM relay list, listens for
-// stored gift wraps and queues those stored since the watermark (minus the
-// catch-up window); then it is Ready and answers them, up to MaxConcurrent
-// at a time, until ctx ends. It returns once every answer in progress has
-// stopped: an answer cut short before its reply was prepared is answered
-// by the next Run; a reply cut short while being published is published
-// again, unchanged, by the next Run (the ledger; see doc.go). A stop
-// during the start returns ctx's error, wrapped.
+// stored gift wraps, starts the pipeline and feeds it those stored since
+// the watermark (minus the catch-up window); then it is Ready and answers
+// until ctx ends. It returns once every answer in progress has stopped:
+// an answer cut short before its reply was prepared is answered by the
+// next Run; a reply cut short while being published is published again,
+// unchanged, by the next Run (the ledger; see doc.go). A stop during the
+// start returns ctx's error, wrapped.
 func (s *Service) Run(ctx context.Context) error {
 	if s.cfgErr != nil {
 		return s.cfgErr
@@ -54,27 +66,44 @@ func (s *Service) Run(ctx context.Context) error {
 	if !s.running.CompareAndSwap(false, true) {
 		return ErrRunning
 	}
-	led := s.cfg.Ledger
-	if led == nil {
-		var err error
-		if led, err = openLedger(s.cfg.StatePath, s.cfg.CatchUpWindow); err != nil {
-			return err
-		}
+	led, closeLed, err := s.openLedger()
+	if err != nil {
+		return err
 	}
-	s.led, s.lim, s.q = led, newLimiter(s.cfg.RateLimit, s.cfg.Now), newQueue(s.cfg.QueueSize)
+	defer closeLed()
+	s.led, s.lim = led, newLimiter(s.cfg.RateLimit, s.cfg.Now)
 	if err := s.resend(ctx); err != nil {
 		return err
 	}
 	s.announceAll(ctx)
 	unhook := s.cfg.Source.OnStored(s.offer) // before the catch-up: nothing falls between
 	defer unhook()
-	if err := s.catchUp(ctx); err != nil {
-		return err
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var pipe sync.WaitGroup
+	s.startPipeline(ctx, &pipe)
+	err = s.catchUp(ctx)
+	if err == nil {
+		close(s.ready)
+		<-ctx.Done()
 	}
-	close(s.ready)
-	s.dispatch(ctx)
+	cancel()
+	pipe.Wait()
 	s.wg.Wait()
-	return nil
+	return err
+}
+
+// openLedger is Config.Ledger, or the file ledger at StatePath (closed by
+// the returned func).
+func (s *Service) openLedger() (Ledger, func(), error) {
+	if s.cfg.Ledger != nil {
+		return s.cfg.Ledger, func() {}, nil
+	}
+	l, err := openLedger(s.cfg.StatePath, s.cfg.CatchUpWindow)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, func() { l.close() }, nil
 }
 
 // resend publishes the replies left pending by a stop or a crash (the
@@ -101,14 +130,35 @@ func (s *Service) resend(ctx context.Context) error {
 }
 
 // offer is the OnStored hook: it queues gift wraps young enough to be
-// answered and not yet seen. It does no I/O and never blocks.
+// answered and not yet seen. It does no I/O and never blocks: when the
+// intake is full the oldest waiting wrap is dropped (it stays stored;
+// the next start's catch-up finds it).
 func (s *Service) offer(evt *nostr.Event) {
-	if evt.Kind != nostr.KindGiftWrap || s.tooOld(evt) || s.led.Has(evt.ID) {
+	if !s.wanted(evt) {
 		return
 	}
-	if !s.q.push(evt) {
-		s.cfg.Logger.Warn("dm: queue full, gift wrap left for the next start", "wrap", evt.ID)
+	if old, dropped := s.intake.push(evt); dropped {
+		s.held.del(old.ID)
+		s.stats.wraps[wrapDropped].Add(1)
+		s.cfg.Logger.Debug("dm: intake full, oldest gift wrap left for the next start", "wrap", old.ID)
 	}
+}
+
+// feed queues evt for the catch-up, waiting for room; an error once ctx ends.
+func (s *Service) feed(ctx context.Context, evt *nostr.Event) error {
+	if !s.wanted(evt) {
+		return nil
+	}
+	if !s.intake.pushWait(ctx, evt) {
+		s.held.del(evt.ID)
+		return ctx.Err()
+	}
+	return nil
+}
+
+// wanted reports whether evt is a gift wrap to look at (and holds it).
+func (s *Service) wanted(evt *nostr.Event) bool {
+	return evt.Kind == nostr.KindGiftWrap && !s.tooOld(evt) && !s.led.Has(evt.ID) && !s.dropped.has(evt.ID) && s.held.add(evt.ID)
 }
 
 // tooOld: wraps from before the catch-up window are never answered (their
@@ -117,17 +167,13 @@ func (s *Service) tooOld(evt *nostr.Event) bool {
 	return evt.CreatedAt.Time().Before(s.cfg.Now().Add(-s.cfg.CatchUpWindow))
 }
 
-// catchUp queues, oldest first, the wraps to each local agent stored since
-// the ledger's starting point.
+// catchUp feeds the pipeline the wraps to each local agent stored since
+// the ledger's starting point, newest first, page by page.
 func (s *Service) catchUp(ctx context.Context) error {
 	since := s.led.Since(s.cfg.Now())
 	for _, agent := range s.cfg.Agents() {
-		wraps, err := s.storedWraps(ctx, agent, since)
-		if err != nil {
+		if err := s.eachStoredWrap(ctx, agent, since, s.feed); err != nil {
 			return fmt.Errorf("dm: catch up on %s: %w", agent, err)
-		}
-		for i := len(wraps) - 1; i >= 0; i-- {
-			s.offer(wraps[i])
 		}
 	}
 	return nil
@@ -136,23 +182,64 @@ func (s *Service) catchUp(ctx context.Context) error {
 // catchUpPage is the page size of a catch-up query.
 const catchUpPage = 500
 
-// storedWraps returns every stored wrap to agent created since, newest first.
-func (s *Service) storedWraps(ctx context.Context, agent string, since nostr.Timestamp) ([]*nostr.Event, error) {
-	var all []*nostr.Event
+// eachStoredWrap calls fn with every stored wrap to agent created since,
+// newest first, one page at a time. Pages go back with until; the events
+// of the boundary second already seen are remembered and the next page's
+// limit grows by their count, so a second holding more than a page of
+// wraps (anyone chooses created_at) is read through, never given up on.
+func (s *Service) eachStoredWrap(ctx context.Context, agent string, since nostr.Timestamp, fn func(context.Context, *nostr.Event) error) error {
 	f := nostr.Filter{Kinds: []int{nostr.KindGiftWrap}, Tags: nostr.TagMap{"p": {agent}}, Since: &since, Limit: catchUpPage}
+	var b boundary
 	for {
 		page, err := s.cfg.Source.QuerySync(ctx, f)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		all = append(all, page...)
-		if len(page) < catchUpPage {
-			return all, nil
+		fresh := 0
+		for _, evt := range page {
+			if b.seen(evt) {
+				continue
+			}
+			fresh++
+			if err := fn(ctx, evt); err != nil {
+				return err
+			}
 		}
-		until := page[len(page)-1].CreatedAt // may repeat a second's events: the queue dedupes
-		if f.Until != nil && *f.Until == until {
-			return all, nil // a full page within one second: stop rather than loop
+		if len(page) < f.Limit || fresh == 0 {
+			return nil
 		}
-		f.Until = &until
+		until := b.next(page)
+		f.Until, f.Limit = &until, catchUpPage+len(b.ids)
 	}
+}
+
+// boundary is the oldest second of the pages read so far and the ids of
+// its events already read.
+type boundary struct {
+	at  nostr.Timestamp
+	ids map[string]struct{}
+}
+
+// seen reports whether evt, of the boundary second, was read already.
+func (b *boundary) seen(evt *nostr.Event) bool {
+	if b.ids == nil || evt.CreatedAt != b.at {
+		return false
+	}
+	_, ok := b.ids[evt.ID]
+	return ok
+}
+
+// next moves the boundary to page's oldest second, remembers the page's
+// events of that second and returns it (the next page's until).
+func (b *boundary) next(page []*nostr.Event) nostr.Timestamp {
+	last := page[len(page)-1].CreatedAt
+	if b.ids == nil || last != b.at {
+		b.at, b.ids = last, map[string]struct{}{}
+	}
+	for _, evt := range page {
+		if evt.CreatedAt == last {
+			b.ids[evt.ID] = struct{}{}
+		}
+	}
+	return last
 }

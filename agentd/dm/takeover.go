@@ -30,12 +30,8 @@ func (s *Service) TakeOver(ctx context.Context, agent string) error {
 	if err := s.resend(ctx); err != nil {
 		return err
 	}
-	wraps, err := s.storedWraps(ctx, agent, s.led.Since(s.cfg.Now()))
-	if err != nil {
+	if err := s.eachStoredWrap(ctx, agent, s.led.Since(s.cfg.Now()), s.feed); err != nil {
 		return fmt.Errorf("dm: take over %s: %w", agent, err)
-	}
-	for i := len(wraps) - 1; i >= 0; i-- {
-		s.offer(wraps[i])
 	}
 	return nil
 }

@@ -1,12 +1,17 @@
 package dm
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 )
+
+// errNotNIP44: a layer's content is not shaped as a NIP-44 v2 payload.
+var errNotNIP44 = errors.New("not a NIP-44 v2 payload")
 
 // Message is one unwrapped NIP-17 rumor.
 type Message struct {
@@ -40,8 +45,28 @@ func Unwrap(wrap *nostr.Event, sk string) (*Message, error) {
 	return &Message{Rumor: rumor, Seal: seal}, nil
 }
 
+// NIP-44 v2 payloads in base64: version, 32-byte nonce, at least 34
+// bytes of ciphertext, 32-byte MAC; at most 65,603 bytes.
+const (
+	minPayload = 132
+	maxPayload = 87_472
+)
+
+// nip44Shaped is a cheap test that ciphertext can be a NIP-44 v2 payload:
+// junk fails it without the key agreement, the costly step of decrypting.
+func nip44Shaped(ciphertext string) bool {
+	if n := len(ciphertext); n < minPayload || n > maxPayload {
+		return false
+	}
+	head, err := base64.StdEncoding.DecodeString(ciphertext[:4])
+	return err == nil && head[0] == 2
+}
+
 // decryptJSON NIP-44-decrypts ciphertext between sk and pub into v.
 func decryptJSON(pub, sk, ciphertext string, v any) error {
+	if !nip44Shaped(ciphertext) {
+		return errNotNIP44
+	}
 	key, err := nip44.GenerateConversationKey(pub, sk)
 	if err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/agentd/strangers"
 )
 
 // EphemeralSource hands over the ephemeral events a relay accepts.
@@ -52,16 +54,38 @@ type ServerConfig struct {
 	// MaxAge: requests created longer ago than this are ignored (default
 	// 5m), so replays older than the replay memory go unanswered too.
 	MaxAge time.Duration
+	// Gate admits each request before the Handler runs (the strangers'
+	// budget: *strangers.Gate); a caller it refuses gets a CodeRateLimited
+	// error and costs no handler call. nil: every caller is admitted.
+	Gate Gate
 }
+
+// Gate decides what a caller's request may cost (agentd/strangers).
+type Gate interface {
+	Admit(ctx context.Context, agent, from string) strangers.Verdict
+}
+
+// Refusals of strangers' requests.
+var (
+	// errOverBudget: past the strangers' budget.
+	errOverBudget = &RPCError{Code: CodeRateLimited,
+		Message: "rate-limited: this agent answers callers it does not know only a few times in a while; try again later"}
+	// errStrangersBusy: every worker strangers may take is busy.
+	errStrangersBusy = &RPCError{Code: CodeRateLimited,
+		Message: "rate-limited: this agent is busy with other callers it does not know; try again later"}
+)
 
 // Server answers kind-25910 requests addressed to local agents.
 type Server struct {
-	cfg    ServerConfig
-	log    *slog.Logger
-	seen   *seen
-	queue  chan request
-	ready  chan struct{} // closed once Run subscribed
-	subbed sync.Once
+	cfg   ServerConfig
+	log   *slog.Logger
+	seen  *seen
+	queue chan request
+	// strangers holds a token per request of a stranger being served:
+	// they take all the workers but one, which stays for known callers.
+	strangers chan struct{}
+	ready     chan struct{} // closed once Run subscribed
+	subbed    sync.Once
 }
 
 // NewServer returns a Server for cfg. It starts nothing.
@@ -81,7 +105,8 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.MaxAge <= 0 {
 		cfg.MaxAge = 5 * time.Minute
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan request, cfg.Queue), ready: make(chan struct{})}
+	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan request, cfg.Queue),
+		strangers: make(chan struct{}, max(1, cfg.Workers-1)), ready: make(chan struct{})}
 }
 
 // Run answers requests until ctx ends: it subscribes to the source, runs
@@ -161,7 +186,12 @@ func (s *Server) serve(ctx context.Context, r request) {
 	if s.replayed(evt, agent, req) {
 		return
 	}
-	resp := s.respond(ctx, agent, evt.PubKey, req, perr)
+	var resp *Response
+	if perr != nil {
+		resp = s.respond(ctx, agent, evt.PubKey, req, perr)
+	} else {
+		resp = s.admitAndRespond(ctx, agent, evt.PubKey, req)
+	}
 	if resp != nil {
 		s.reply(ctx, r, agent, sk, resp)
 	}
@@ -198,6 +228,39 @@ func (s *Server) replayed(evt *nostr.Event, agent string, req *Request) bool {
 		keys = append(keys, "rpc:"+evt.PubKey+":"+agent+":"+string(req.ID))
 	}
 	return s.seen.add(keys...)
+}
+
+// admitAndRespond asks the Gate whether from's request to agent may run
+// and runs it: a known caller's at once, a stranger's within the budget
+// if a stranger's worker slot is free; otherwise it is refused.
+func (s *Server) admitAndRespond(ctx context.Context, agent, from string, req *Request) *Response {
+	v := strangers.Known
+	if s.cfg.Gate != nil {
+		v = s.cfg.Gate.Admit(ctx, agent, from)
+	}
+	switch v {
+	case strangers.Known:
+		return s.respond(ctx, agent, from, req, nil)
+	case strangers.Allow:
+		select {
+		case s.strangers <- struct{}{}:
+			defer func() { <-s.strangers }()
+			return s.respond(ctx, agent, from, req, nil)
+		default:
+			s.log.Debug("nostrrpc: stranger refused, its workers are busy", "agent", agent, "from", from)
+			return refusal(req, errStrangersBusy)
+		}
+	}
+	s.log.Debug("nostrrpc: caller over the strangers' budget", "agent", agent, "from", from, "verdict", v)
+	return refusal(req, errOverBudget)
+}
+
+// refusal is the error response to req (nil for a notification).
+func refusal(req *Request, e *RPCError) *Response {
+	if len(req.ID) == 0 {
+		return nil
+	}
+	return &Response{JSONRPC: "2.0", ID: req.ID, Error: e}
 }
 
 // respond runs the request and returns the response (nil for a

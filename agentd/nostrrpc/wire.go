@@ -21,6 +21,10 @@ const (
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
 	CodeServerError    = -32000 // a capability error; data.cap_code says which
+	// CodeRateLimited: the caller is a stranger to the agent and the
+	// strangers' budget is spent (agentd/strangers); the message starts
+	// with "rate-limited:".
+	CodeRateLimited = -32029
 )
 
 // Request is a JSON-RPC 2.0 request as carried in a kind-25910 event.

@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
 
+	"github.com/agentnode/agentnode/internal/redact"
 	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
@@ -36,7 +37,7 @@ type peer struct {
 func newPeer(s *Syncer, url string) *peer {
 	return &peer{
 		s: s, url: url, id: nostr.NormalizeURL(url),
-		log:         s.log.With("peer", url),
+		log:         s.log.With("peer", redact.URL(url)), // a URL may carry credentials
 		queue:       make(chan *nostr.Event, s.cfg.QueueSize),
 		resync:      make(chan struct{}, 1),
 		resubscribe: make(chan struct{}, 1),

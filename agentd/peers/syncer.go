@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/redact"
 )
 
 // Syncer follows a set of peer relays: it pulls what the local agents need
@@ -66,7 +68,7 @@ func (s *Syncer) check() error {
 	}
 	for _, u := range s.cfg.Peers {
 		if !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
-			return fmt.Errorf("%w: %q", ErrBadPeerURL, u)
+			return fmt.Errorf("%w: %q", ErrBadPeerURL, redact.URL(u))
 		}
 	}
 	return nil

@@ -38,8 +38,9 @@ func keywords(p *Package) []string {
 // FromEvent reads a package from a kind-30199 event: it checks the event's
 // id and signature, its tags against each other and the content
 // (events.ValidateCapability), parses the content with opts, checks that
-// the tags describe the package, and, when the file carries
-// metadata.signature, that it verifies and is the event author's.
+// the tags describe the package, and that the file carries
+// metadata.signature, that it verifies and is the event author's (Nuwa
+// NIP-7: an unsigned package is rejected; ErrUnsigned).
 func FromEvent(evt *nostr.Event, opts Options) (*Package, error) {
 	if err := events.ValidateCapability(evt); err != nil {
 		return nil, err
@@ -78,10 +79,11 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
-// checkFileAuthor: a signed file must verify and be signed by the author.
+// checkFileAuthor: the file must be signed, verify, and be signed by the
+// event's author.
 func checkFileAuthor(evt *nostr.Event, p *Package) error {
 	if p.Metadata.Signature == nil {
-		return nil
+		return fmt.Errorf("%w: a published package must carry metadata.signature by the event's author (sign it with `agentnode cap sign`)", ErrUnsigned)
 	}
 	pk, err := Verify(p.Raw)
 	if err != nil {

@@ -96,12 +96,17 @@ func TestFromEvent_Refusals(t *testing.T) {
 	}
 }
 
-// An unsigned file published as an event is accepted: the event's own
-// signature is its authorship.
-func TestFromEvent_UnsignedFile(t *testing.T) {
+// An unsigned file published as an event used to be accepted (the
+// event's own signature standing for authorship); Nuwa NIP-7 rejects
+// unsigned packages, and a stranger could publish any name unsigned.
+func TestFromEvent_UnsignedFileRefused(t *testing.T) {
 	evt := signEvent(t, skBob, acp.EventTemplate(mustParse(t, weather(t))))
-	if _, err := acp.FromEvent(evt, acp.Options{}); err != nil {
-		t.Fatal(err)
+	if _, err := acp.FromEvent(evt, acp.Options{}); !errors.Is(err, acp.ErrUnsigned) {
+		t.Fatalf("unsigned file: %v, want ErrUnsigned", err)
+	}
+	signed := signEvent(t, skBob, acp.EventTemplate(mustParse(t, mustSign(t, weather(t), skBob))))
+	if _, err := acp.FromEvent(signed, acp.Options{}); err != nil {
+		t.Fatalf("the same file signed by the author: %v", err)
 	}
 }
 

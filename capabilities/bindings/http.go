@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/internal/redact"
 )
 
 // maxRedirects bounds the redirects an HTTP binding follows.
@@ -92,7 +93,7 @@ func bindingURL(c Call) (*url.URL, error) {
 		}
 	}
 	if err != nil || u.Host == "" {
-		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "tool %s: binding url %q is not an absolute URL", c.Tool, c.Binding.URL)
+		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "tool %s: binding url %q is not an absolute URL", c.Tool, redact.URL(c.Binding.URL))
 	}
 	return u, nil
 }

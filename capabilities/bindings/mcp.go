@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/internal/redact"
 )
 
 // mcpSession is one live MCP client session for a service_uri.
@@ -90,7 +91,7 @@ func (r *Runner) session(ctx context.Context, uri string) (*mcpSession, error) {
 	}
 	sess, err := connectMCP(ctx, ep, r.http)
 	if err != nil {
-		return nil, &capabilities.Error{Code: capabilities.CodeExecutionFailed, Message: fmt.Sprintf("MCP service %q could not be started", uri), Err: err}
+		return nil, &capabilities.Error{Code: capabilities.CodeExecutionFailed, Message: fmt.Sprintf("MCP service %q could not be started", redact.URL(uri)), Err: err}
 	}
 	return r.adopt(uri, sess)
 }
@@ -157,7 +158,7 @@ func (r *Runner) endpoint(uri string) (MCPEndpoint, error) {
 		return MCPEndpoint{URL: uri, guarded: true}, nil
 	}
 	return MCPEndpoint{}, capabilities.Errorf(capabilities.CodeNotFound,
-		"no MCP service is configured for service_uri %q (an http(s) URL is used as it is; any other URI needs an entry in the node's bindings.mcp map)", uri)
+		"no MCP service is configured for service_uri %q (an http(s) URL is used as it is; any other URI needs an entry in the node's bindings.mcp map)", redact.URL(uri))
 }
 
 // connectMCP starts or reaches ep; a guarded endpoint (a URL taken from a
@@ -234,7 +235,7 @@ func contentText(content []mcp.Content) string {
 // mcpError codes a failed tools/call.
 func mcpError(c Call, err error) error {
 	if capabilities.CodeOf(err) == capabilities.CodeTimeout {
-		return &capabilities.Error{Code: capabilities.CodeTimeout, Message: fmt.Sprintf("tool %s: MCP service %q did not answer in time", c.Tool, c.Binding.ServiceURI), Err: err}
+		return &capabilities.Error{Code: capabilities.CodeTimeout, Message: fmt.Sprintf("tool %s: MCP service %q did not answer in time", c.Tool, redact.URL(c.Binding.ServiceURI)), Err: err}
 	}
-	return &capabilities.Error{Code: capabilities.CodeExecutionFailed, Message: fmt.Sprintf("tool %s: MCP tool %s on %q failed: %s", c.Tool, c.Binding.MCPAction, c.Binding.ServiceURI, err), Err: err}
+	return &capabilities.Error{Code: capabilities.CodeExecutionFailed, Message: fmt.Sprintf("tool %s: MCP tool %s on %q failed: %s", c.Tool, c.Binding.MCPAction, redact.URL(c.Binding.ServiceURI), redact.Text(err.Error())), Err: err}
 }

@@ -2,6 +2,7 @@ package bindings_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -182,4 +183,20 @@ func TestRunner_MCPConcurrentCallsShareOneSession(t *testing.T) {
 	}
 	_, err := call(t, r, b, `{"city":"x"}`)
 	wantCode(t, err, capabilities.CodeExecutionFailed)
+}
+
+// A service_uri with credentials is shown redacted in the error a caller
+// (and the model) sees: userinfo and query values are ***.
+func TestRunner_MCPServiceURIRedactedInErrors(t *testing.T) {
+	r := newRunner(t, bindings.Config{})
+	for _, uri := range []string{"mcp://user:s3cret@nowhere/?token=t0ken", "http://user:s3cret@127.0.0.1:1/?token=t0ken"} {
+		_, err := call(t, r, acp.Binding{Type: acp.BindMCPService, ServiceURI: uri, MCPAction: "x"}, `{}`)
+		if err == nil {
+			t.Fatalf("%s: no error", uri)
+		}
+		var ce *capabilities.Error
+		if !errors.As(err, &ce) || strings.Contains(ce.Message, "s3cret") || strings.Contains(ce.Message, "t0ken") || !strings.Contains(ce.Message, "***@") {
+			t.Errorf("%s: message %q, want the URL redacted", uri, ce.Message)
+		}
+	}
 }

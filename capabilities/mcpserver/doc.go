@@ -7,8 +7,11 @@
 //
 // Agent endpoints need a bearer token that Options.Authorize accepts.
 // Bodies are bounded (Options.MaxBodyBytes, 413), idle sessions close
-// (Options.SessionIdle) and live sessions are capped (Options.MaxSessions,
-// 503 with Retry-After).
+// (Options.SessionIdle), sessions that never made a call close sooner
+// (Options.SessionUnused), and live sessions are capped in all
+// (Options.MaxSessions, 503 with Retry-After) and per client address
+// (Options.MaxSessionsPerIP, 429 with Retry-After), so that one address
+// cannot take every place.
 // Capability ids are not MCP-legal tool names, so each capability gets an
 // alias (see ToolName); the tool's _meta carries its capability_id and
 // version. docs/CAP.md and docs/REGISTRY.md describe the tools.

@@ -97,12 +97,12 @@ func searchTool(reg *registry.Registry) mcp.ToolHandlerFor[SearchInput, any] {
 	}
 }
 
-// peerError keeps registry errors (they name only the reference) and hides
-// anything else.
+// peerError keeps registry errors (they name only the reference, and an
+// ambiguity the candidate authors) and hides anything else.
 func peerError(err error) error {
 	switch {
 	case errors.Is(err, registry.ErrNotFound), errors.Is(err, registry.ErrBadRef), errors.Is(err, registry.ErrBadAuthor),
-		errors.Is(err, registry.ErrInvalid):
+		errors.Is(err, registry.ErrInvalid), errors.Is(err, registry.ErrAmbiguous):
 		return err
 	}
 	return fmt.Errorf("registry unavailable")

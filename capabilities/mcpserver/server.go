@@ -38,6 +38,20 @@ type Options struct {
 	// request that would open one more is answered 503 with Retry-After
 	// (on agent endpoints, after the token check).
 	MaxSessions int
+	// MaxSessionsPerIP caps the live sessions opened from one client
+	// address, per endpoint kind as MaxSessions (default
+	// DefaultMaxSessionsPerIP); one more is answered 429 with Retry-After.
+	MaxSessionsPerIP int
+	// SessionUnused closes a session that made no call after initialize
+	// once it is this old (default DefaultSessionUnused), so that a flood
+	// of bare initialize frees its places long before SessionIdle.
+	SessionUnused time.Duration
+	// ClientIP is the address a request comes from, for MaxSessionsPerIP
+	// (default RemoteIP; serve passes relay/policies.ClientIP with the
+	// trusted proxies).
+	ClientIP func(*http.Request) string
+
+	now func() time.Time // the gates' clock (tests)
 }
 
 // Defaults of Options.
@@ -45,6 +59,11 @@ const (
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultSessionIdle  = 30 * time.Minute
 	DefaultMaxSessions  = 1000
+	// DefaultMaxSessionsPerIP leaves room for a NAT full of clients
+	// while no single address can take more than a sixteenth of the
+	// default cap.
+	DefaultMaxSessionsPerIP = 64
+	DefaultSessionUnused    = time.Minute
 )
 
 // AllowAll is an Authorize that lets every caller use every agent endpoint.
@@ -65,12 +84,12 @@ func New(reg *registry.Registry, host *cap.Host, opts Options) http.Handler {
 	}
 	opts = withDefaults(opts)
 	regServer := newRegistryServer(reg, opts)
-	regGate := newSessionGate(opts.MaxSessions)
+	regGate := newSessionGate(opts)
 	regGate.share(regServer)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", regGate.admit(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return regServer }, streamOptions(opts))))
 	if host != nil {
-		a := &agentEndpoint{host: host, opts: opts, gate: newSessionGate(opts.MaxSessions)}
+		a := &agentEndpoint{host: host, opts: opts, gate: newSessionGate(opts)}
 		mux.Handle("/mcp/agents/{agent}", a.handler())
 	}
 	return httplimit.Buffer(opts.MaxBodyBytes, mux)
@@ -88,6 +107,18 @@ func withDefaults(opts Options) Options {
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxSessionsPerIP <= 0 {
+		opts.MaxSessionsPerIP = DefaultMaxSessionsPerIP
+	}
+	if opts.SessionUnused <= 0 {
+		opts.SessionUnused = DefaultSessionUnused
+	}
+	if opts.ClientIP == nil {
+		opts.ClientIP = RemoteIP
+	}
+	if opts.now == nil {
+		opts.now = time.Now
 	}
 	return opts
 }

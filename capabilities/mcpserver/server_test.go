@@ -292,3 +292,28 @@ func TestToolNames(t *testing.T) {
 		}
 	}
 }
+
+// Two untrusted authors of one name, seen at once: resolve_capability
+// answers a tool error naming the ambiguity (not "registry unavailable"),
+// and naming the author resolves it.
+func TestNew_resolveAmbiguous(t *testing.T) {
+	rel := registrytest.OpenRelay(t)
+	alice, alicePK := registrytest.Key(t)
+	bob, _ := registrytest.Key(t)
+	registrytest.Publish(t, rel, alice, registrytest.Spec{Name: "note", Version: "1.0.0"}, t0)
+	registrytest.Publish(t, rel, bob, registrytest.Spec{Name: "note", Version: "8.0.0"}, t0-365*24*3600)
+	srv := httptest.NewServer(mcpserver.New(registry.New(rel), nil, mcpserver.Options{}))
+	t.Cleanup(srv.Close)
+	cs, err := connect(t, srv.URL+"/mcp", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := call(t, cs, "resolve_capability", map[string]any{"cap_uri": "note"})
+	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "ambiguous") {
+		t.Fatalf("resolve an ambiguous name: isError=%v %v", res.IsError, res.Content)
+	}
+	res, out := call(t, cs, "resolve_capability", map[string]any{"cap_uri": "note", "author": alicePK})
+	if res.IsError || out["author"] != alicePK {
+		t.Fatalf("resolve with the author: %v %v", res.Content, out)
+	}
+}

@@ -35,6 +35,13 @@ func WithPreferredAuthors(pubkeys ...string) Option {
 	}
 }
 
+// WithSeenLog keeps the order in which this node first saw each (author,
+// name) in l (default: in memory only), for the resolution rule "first
+// seen by this node" across restarts. The caller closes l.
+func WithSeenLog(l *SeenLog) Option {
+	return func(r *Registry) { r.seen = l }
+}
+
 // WithParser sets how events become packages (default acp.FromEvent with
 // zero Options).
 func WithParser(p ParseFunc) Option {
@@ -53,6 +60,7 @@ type Registry struct {
 	src       Source
 	parse     ParseFunc
 	preferred []string
+	seen      *SeenLog
 	log       *slog.Logger
 	parsed    sync.Map // event id -> *acp.Package, filled by Resolve
 	// relaySearch ranks searches with the source's NIP-50 (WithRelaySearch).
@@ -66,7 +74,7 @@ type Registry struct {
 
 // New returns a registry over src. It starts nothing and reads nothing.
 func New(src Source, opts ...Option) *Registry {
-	r := &Registry{src: src, parse: fromEvent, log: slog.Default(), idx: newIndex()}
+	r := &Registry{src: src, parse: fromEvent, log: slog.Default(), idx: newIndex(), seen: memorySeen()}
 	for _, o := range opts {
 		o(r)
 	}
@@ -79,6 +87,7 @@ func New(src Source, opts ...Option) *Registry {
 func (r *Registry) Load(ctx context.Context) error {
 	r.loadMu.Lock()
 	defer r.loadMu.Unlock()
+	batch := r.seen.reserve() // before the query: what Index sees meanwhile comes after
 	evts, err := r.readAll(ctx)
 	if err != nil {
 		return fmt.Errorf("registry: load: %w", err)
@@ -87,6 +96,7 @@ func (r *Registry) Load(ctx context.Context) error {
 	for _, e := range r.entriesOf(evts) {
 		if e != nil {
 			idx.add(e)
+			r.noteSeen(e, batch)
 		}
 	}
 	r.mu.Lock()
@@ -135,12 +145,14 @@ func (r *Registry) readAll(ctx context.Context) ([]*nostr.Event, error) {
 
 // Index adds one stored event: a kind-30199 package, or a kind-5 deletion
 // that removes its author's packages it names (e or a tags). Other kinds
-// are ignored. It is quick and never blocks on I/O: wire it with
+// are ignored. It is quick: its only I/O is one short append to the seen
+// log for an (author, name) not seen before. Wire it with
 // relay.OnStored(reg.Index).
 func (r *Registry) Index(evt *nostr.Event) {
 	switch evt.Kind {
 	case events.KindCapability:
 		if e := r.entryOf(evt); e != nil {
+			r.noteSeen(e, 0)
 			r.mu.Lock()
 			r.idx.add(e)
 			r.mu.Unlock()
@@ -149,6 +161,13 @@ func (r *Registry) Index(evt *nostr.Event) {
 		r.mu.Lock()
 		r.idx.deleteBy(evt)
 		r.mu.Unlock()
+	}
+}
+
+// noteSeen records e's (author, name) in the seen log at seq (0: now).
+func (r *Registry) noteSeen(e *Entry, seq uint64) {
+	if _, err := r.seen.note(e.Author, e.Name, seq); err != nil {
+		r.log.Warn("registry: seen log not written", "err", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/capabilities/registry/registrytest"
 	"github.com/agentnode/agentnode/events"
@@ -123,7 +124,7 @@ func TestRegistry_Resolve_twoAuthors(t *testing.T) {
 		wantAlts  []string
 		wantError error
 	}{
-		{"first publisher wins", registry.New(rel), "note", "", alicePK, "1.1.0", []string{bobPK}, nil},
+		{"one load, none trusted: ambiguous", registry.New(rel), "note", "", "", "", nil, registry.ErrAmbiguous},
 		{"explicit author wins", registry.New(rel), "note", bobPK, bobPK, "5.0.0", nil, nil},
 		{"explicit author as npub", registry.New(rel), "note", bobNpub, bobPK, "5.0.0", nil, nil},
 		{"explicit author without the name", registry.New(rel), "note", strings.Repeat("e", 64), "", "", nil, registry.ErrNotFound},
@@ -302,6 +303,11 @@ func TestRegistry_Resolve_invalidPackage(t *testing.T) {
 	alice, _ := registrytest.Key(t)
 	raw := string(registrytest.Spec{Name: "broken", Version: "1.0.0"}.YAML())
 	raw = strings.Replace(raw, `require: ["state.create"]`, `require: []`, 1)
+	signed, err := acp.Sign([]byte(raw), alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw = string(signed)
 	c := events.Capability{Name: "broken", Version: "1.0.0", SchemaURI: "did:nuwa:state:broken#v1",
 		Tools: []string{"state.create"}, Content: raw}
 	evt := c.Template()
@@ -316,7 +322,7 @@ func TestRegistry_Resolve_invalidPackage(t *testing.T) {
 	if hits, _ := reg.Search(context.Background(), "broken", registry.Filters{}); len(hits) != 1 {
 		t.Fatalf("search: %v", hits)
 	}
-	_, err := reg.Resolve(context.Background(), "broken", "")
+	_, err = reg.Resolve(context.Background(), "broken", "")
 	if !errors.Is(err, registry.ErrInvalid) || !strings.Contains(err.Error(), "state.create") {
 		t.Fatalf("resolve: got %v, want ErrInvalid naming state.create", err)
 	}

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -18,13 +19,17 @@ import (
 // (did:nuwa:cap:<name>[@<version>]), a bare <name>[@<version>], or a NIP-19
 // naddr of a kind-30199 event (resolved exactly: kind, author, d). A missing
 // version means the latest (cap.CompareForLatest: the highest release by
-// semver, every release above every pre-release; created_at plays no part). author (hex or npub, optional) restricts the
-// search to one author. When several authors publish the name, the rule of
-// docs/REGISTRY.md picks one and the others are listed in Alternatives.
-// The entry carries the fully parsed Package. Errors: ErrBadRef,
-// ErrBadAuthor, ErrNotFound (wrapped with the ref), ErrInvalid (the
-// chosen package fails acp.FromEvent).
-func (r *Registry) Resolve(ctx context.Context, ref string, author string) (*Entry, error) {
+// semver, every release above every pre-release; created_at plays no
+// part). author (hex or npub, optional) restricts the search to one
+// author. When several authors publish the name, the rule of
+// docs/REGISTRY.md picks one — trusted (this call's, then the registry's
+// preferred authors, in order), else the one this node saw first — and
+// the others are listed in Alternatives; created_at never decides, since
+// anyone can back-date an event. The entry carries the fully parsed
+// Package. Errors: ErrBadRef, ErrBadAuthor, ErrNotFound (wrapped with the
+// ref), ErrAmbiguous (several untrusted authors, none seen first),
+// ErrInvalid (the chosen package fails acp.FromEvent).
+func (r *Registry) Resolve(ctx context.Context, ref string, author string, trusted ...string) (*Entry, error) {
 	ref = strings.TrimSpace(ref)
 	if strings.HasPrefix(ref, "naddr1") {
 		return r.resolveNaddr(ctx, ref)
@@ -40,8 +45,11 @@ func (r *Registry) Resolve(ctx context.Context, ref string, author string) (*Ent
 		return nil, err
 	}
 	r.mu.RLock()
-	e := r.pick(name, version, author)
+	e, err := r.pick(name, version, author, append(normalizeAll(trusted), r.preferred...))
 	r.mu.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, ref)
+	}
 	if e == nil {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, ref)
 	}
@@ -73,8 +81,9 @@ func (r *Registry) resolveNaddr(ctx context.Context, ref string) (*Entry, error)
 }
 
 // pick applies the author rule to name's entries matching version and
-// author, and returns a copy of the winner with the alternatives.
-func (r *Registry) pick(name, version, author string) *Entry {
+// author, and returns a copy of the winner with the alternatives (nil:
+// none matches).
+func (r *Registry) pick(name, version, author string, trusted []string) (*Entry, error) {
 	byAuthor := map[string]*Entry{} // author -> best matching version
 	for _, e := range r.idx.versions(name, version, author) {
 		if b := byAuthor[e.Author]; b == nil || cap.CompareForLatest(e.Version, b.Version) > 0 {
@@ -82,33 +91,77 @@ func (r *Registry) pick(name, version, author string) *Entry {
 		}
 	}
 	if len(byAuthor) == 0 {
-		return nil
+		return nil, nil
+	}
+	order := r.bySeen(name, byAuthor)
+	winner, err := chooseAuthor(order, byAuthor, trusted, r.seenSeq(name))
+	if err != nil {
+		return nil, err
 	}
 	first := r.firstPublished(name)
-	winner := r.chooseAuthor(byAuthor, first)
 	out := *byAuthor[winner]
 	out.Alternatives = nil
-	for _, a := range sortedAuthors(byAuthor, first) {
+	for _, a := range order {
 		if a != winner {
 			out.Alternatives = append(out.Alternatives, byAuthor[a].alternative(first[a]))
 		}
 	}
-	return &out
+	return &out, nil
 }
 
-// chooseAuthor: the only author; else the first preferred author present;
-// else the first to publish the name (earliest created_at of any of their
-// versions; ties by pubkey).
-func (r *Registry) chooseAuthor(byAuthor map[string]*Entry, first map[string]time.Time) string {
-	for _, p := range r.preferred {
+// chooseAuthor: the first trusted author present; else the only author;
+// else the author this node saw first, when only one was (order is by
+// first seen, then pubkey). Several authors seen at once (one Load, e.g.
+// the CLI's, which has no memory) and none trusted: ErrAmbiguous.
+func chooseAuthor(order []string, byAuthor map[string]*Entry, trusted []string, seq func(string) uint64) (string, error) {
+	for _, p := range trusted {
 		if _, ok := byAuthor[p]; ok {
-			return p
+			return p, nil
 		}
 	}
-	return sortedAuthors(byAuthor, first)[0]
+	if len(order) == 1 || seq(order[0]) < seq(order[1]) {
+		return order[0], nil
+	}
+	var npubs []string
+	for _, a := range order {
+		if seq(a) != seq(order[0]) {
+			break
+		}
+		npubs = append(npubs, npubOf(a))
+	}
+	return "", fmt.Errorf("%w: %d authors publish it and none is trusted here or was seen first: name one (--author, or the author field): %s",
+		ErrAmbiguous, len(npubs), strings.Join(npubs, ", "))
 }
 
-// firstPublished maps each author of name to their earliest event for it.
+// seenSeq returns when this node first saw each author of name (the
+// seen log's sequence; never seen: the largest).
+func (r *Registry) seenSeq(name string) func(string) uint64 {
+	return func(author string) uint64 {
+		if s, ok := r.seen.first(author, name); ok {
+			return s
+		}
+		return ^uint64(0)
+	}
+}
+
+// bySeen orders the authors by first seen, then pubkey.
+func (r *Registry) bySeen(name string, byAuthor map[string]*Entry) []string {
+	seq := r.seenSeq(name)
+	authors := make([]string, 0, len(byAuthor))
+	for a := range byAuthor {
+		authors = append(authors, a)
+	}
+	slices.SortFunc(authors, func(a, b string) int {
+		if c := cmp.Compare(seq(a), seq(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return authors
+}
+
+// firstPublished maps each author of name to their earliest event for it
+// (what they claim: shown in Alternatives, never used to choose).
 func (r *Registry) firstPublished(name string) map[string]time.Time {
 	first := map[string]time.Time{}
 	for _, e := range r.idx.byName[name] {
@@ -119,19 +172,22 @@ func (r *Registry) firstPublished(name string) map[string]time.Time {
 	return first
 }
 
-// sortedAuthors orders the authors by first publication, then pubkey.
-func sortedAuthors(byAuthor map[string]*Entry, first map[string]time.Time) []string {
-	authors := make([]string, 0, len(byAuthor))
-	for a := range byAuthor {
-		authors = append(authors, a)
-	}
-	slices.SortFunc(authors, func(a, b string) int {
-		if c := first[a].Compare(first[b]); c != 0 {
-			return c
+// normalizeAll keeps the valid pubkeys of keys as lower-case hex.
+func normalizeAll(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if hex, err := NormalizeAuthor(k); err == nil && hex != "" {
+			out = append(out, hex)
 		}
-		return strings.Compare(a, b)
-	})
-	return authors
+	}
+	return out
+}
+
+func npubOf(pk string) string {
+	if s, err := nip19.EncodePublicKey(pk); err == nil {
+		return s
+	}
+	return pk
 }
 
 // NormalizeAuthor turns an npub or hex pubkey into lower-case hex; "" stays "".

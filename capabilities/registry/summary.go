@@ -22,6 +22,10 @@ type summaryDoc struct {
 			Value string `yaml:"value"`
 		} `yaml:"triggers"`
 		MemoryScope string `yaml:"memory_scope"`
+		Signature   struct {
+			PubKey string `yaml:"pubkey"`
+			Sig    string `yaml:"sig"`
+		} `yaml:"signature"`
 		Permissions struct {
 			Require []string `yaml:"require"`
 		} `yaml:"permissions"`
@@ -35,8 +39,10 @@ type summaryDoc struct {
 
 // summarize checks what the index relies on — the event's id and
 // signature, its tags against its content (events.ParseCapability: d,
-// name, version, x = sha256) and metadata.id against the tags — and reads
-// the package's metadata and tool names.
+// name, version, x = sha256), the file's metadata.signature (present and
+// naming the event's author: Nuwa NIP-7 rejects unsigned packages) and
+// metadata.id against the tags — and reads the package's metadata and
+// tool names. A package that fails is never listed, resolved or installed.
 func summarize(evt *nostr.Event) (*events.Capability, acp.Metadata, []string, error) {
 	c, err := events.ParseCapability(evt)
 	if err != nil {
@@ -49,10 +55,33 @@ func summarize(evt *nostr.Event) (*events.Capability, acp.Metadata, []string, er
 	if err := yaml.Unmarshal([]byte(evt.Content), &doc); err != nil {
 		return nil, acp.Metadata{}, nil, fmt.Errorf("event %s: package yaml: %w", evt.ID, err)
 	}
+	if err := fileSignedByAuthor(evt, &doc); err != nil {
+		return nil, acp.Metadata{}, nil, err
+	}
 	if doc.Metadata.ID != acp.CapURI(c.Name, c.Version) {
 		return nil, acp.Metadata{}, nil, fmt.Errorf("event %s: metadata.id %q is not the tags' %s", evt.ID, doc.Metadata.ID, c.D())
 	}
 	return c, metadataOf(&doc), toolNames(&doc), nil
+}
+
+// fileSignedByAuthor: the file carries metadata.signature {pubkey, sig}
+// (doc, decoded from it) and pubkey is the event's author. The signature
+// itself is verified by Resolve (acp.FromEvent), on the package it
+// chooses: here the event's own signature already binds the content to
+// its author, and a BIP-340 check per package would make Load half again
+// as slow. (A DID-key string signature names no Nostr key: it is never the
+// event author's, as acp.FromEvent also finds.)
+func fileSignedByAuthor(evt *nostr.Event, doc *summaryDoc) error {
+	sig := doc.Metadata.Signature
+	switch {
+	case sig.PubKey == "" && sig.Sig == "":
+		return fmt.Errorf("event %s: %w", evt.ID, acp.ErrUnsigned)
+	case sig.PubKey != evt.PubKey:
+		return fmt.Errorf("event %s: the file is signed by %q, not by the event's author", evt.ID, sig.PubKey)
+	case len(sig.Sig) != 128:
+		return fmt.Errorf("event %s: %w: metadata.signature.sig is not 128 hex", evt.ID, acp.ErrBadSignature)
+	}
+	return nil
 }
 
 func metadataOf(doc *summaryDoc) acp.Metadata {

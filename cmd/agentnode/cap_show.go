@@ -25,7 +25,8 @@ const capShowUsage = "cap show <cap-uri|name[@version]|naddr> [--author NPUB] [-
 
 // runCapShow: cap show (see capShowUsage). Resolves one package version:
 // no version means the latest by semver; two authors of one name are
-// settled by docs/REGISTRY.md's rule and the others listed.
+// settled by docs/REGISTRY.md's rule and the others listed (the CLI has
+// no memory of which it saw first: without --author that is ambiguous).
 func runCapShow(ctx context.Context, m *Main, args []string) error {
 	var nf netFlags
 	var author string

@@ -24,12 +24,15 @@ import (
 //	 "consent":  {"require": ["delegate.remote"]},
 //	 "dm":       {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
 //	 "a2a":      {"from": "anyone" | "owner" | "allowlist", "allow": ["npub1..."]},
+//	 "strangers": {"per_sender": {"burst": 3, "every_seconds": 600}, "per_agent": {"burst": 20, "every_seconds": 60},
+//	               "global": {"burst": 100, "every_seconds": 10}},
 //	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90},
 //	 "postgres": {"url": "postgres://agentnode@db:5432/agentnode"},
 //	 "relay":    {"events_per_second": 200, "max_subscriptions": 200, "max_outbound_bytes": 8388608, ...},
 //	 "http":     {"trusted_proxies": ["10.0.0.0/8"], "max_body_bytes": 1048576,
 //	              "read_timeout_seconds": 30, "write_timeout_seconds": 60, "long_write_timeout_seconds": 600,
 //	              "idle_timeout_seconds": 120, "mcp_session_idle_seconds": 1800, "mcp_max_sessions": 1000,
+//	              "mcp_max_sessions_per_ip": 64, "mcp_session_unused_seconds": 60,
 //	              "jsonrpc_max_batch": 100, "jsonrpc_max_response_bytes": 4194304}}
 //
 // (the "relay" keys are serveRelay's, in serve_config_relay.go; the "http"
@@ -44,6 +47,7 @@ type serveFile struct {
 	Consent   consent.Policy `json:"consent"`
 	DM        serveSenders   `json:"dm"`
 	A2A       serveSenders   `json:"a2a"`
+	Strangers serveStrangers `json:"strangers"` // serve_strangers.go
 	Directory serveDirectory `json:"directory"`
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
@@ -60,7 +64,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "directory", "relay", "http", "state", "node", "models", "router", "postgres"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "strangers", "directory", "relay", "http", "state", "node", "models", "router", "postgres"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 

@@ -64,7 +64,7 @@ type serveDirectory struct {
 // parseRuntimeSections decodes the "model" and "bindings" sections,
 // refusing unknown keys.
 func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
-	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent, "dm": &f.DM, "a2a": &f.A2A, "directory": &f.Directory} {
+	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent, "dm": &f.DM, "a2a": &f.A2A, "strangers": &f.Strangers, "directory": &f.Directory} {
 		raw, ok := top[name]
 		if !ok {
 			continue
@@ -89,6 +89,9 @@ func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
 		return err
 	}
 	if err := checkSenders("a2a", &f.A2A); err != nil {
+		return err
+	}
+	if err := f.Strangers.check(); err != nil {
 		return err
 	}
 	for uri, end := range f.Bindings.MCP {
@@ -164,13 +167,19 @@ func (c *ServeCommand) a2aAllowed(ctx context.Context, agent, from string) bool 
 	if c.file != nil {
 		d = c.file.A2A
 	}
-	return d.Admits(c.agentOwner(agent), from, func() string {
+	return d.Admits(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
+}
+
+// siblingOwner asks, when called, for the owner the agent from's verified
+// owner link names ("" for none).
+func (c *ServeCommand) siblingOwner(ctx context.Context, from string) func() string {
+	return func() string {
 		v, err := relay.VerifyAgent(ctx, c.relay, from) // the NIP-AE link, on the local relay
 		if err != nil || !v.Verified {
 			return ""
 		}
 		return v.Owner
-	})
+	}
 }
 
 // agentOwner is a local agent's owner ("" for none, or no such agent).

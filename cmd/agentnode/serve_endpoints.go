@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/mcpserver"
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/internal/httpauth"
+	"github.com/agentnode/agentnode/relay/policies"
 )
 
 // The node's protocol endpoints beside the relay. They sit in front of the
@@ -23,9 +25,17 @@ const (
 )
 
 // openRegistry loads the capability registry from the relay and keeps it
-// live (docs/REGISTRY.md). The daemon resolves installs through it.
+// live (docs/REGISTRY.md). The daemon resolves installs through it. Its
+// seen log (<data>/registry/seen.jsonl) remembers which author of a name
+// this node saw first; the trust allowlist's authors are preferred.
 func (c *ServeCommand) openRegistry(ctx context.Context, logger *slog.Logger) error {
-	c.rt.reg = registry.New(c.relay, registry.WithLogger(logger.With("component", "registry")))
+	seen, err := registry.OpenSeenLog(filepath.Join(c.Config.DataDir, "registry", "seen.jsonl"))
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	c.onClose(closeErr(seen.Close))
+	c.rt.reg = registry.New(c.relay, registry.WithLogger(logger.With("component", "registry")),
+		registry.WithSeenLog(seen), registry.WithPreferredAuthors(c.trustConfig().Allowlist...))
 	c.onClose(unhooked(c.relay.OnStored(c.rt.reg.Index))) // before Load: nothing stored meanwhile is missed
 	if err := c.rt.reg.Load(ctx); err != nil {
 		return fmt.Errorf("serve: load the capability registry: %w", err)
@@ -57,6 +67,8 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 	mcp := mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
 		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
 		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
+		MaxSessionsPerIP: hs.MCPMaxSessionsPerIP, SessionUnused: seconds(hs.MCPSessionUnusedSeconds),
+		ClientIP:  func(r *http.Request) string { return policies.ClientIP(r, hs.trusted) },
 		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }})
 	mcpserver.Mount(mux, mcp)
 	if c.shared != nil {

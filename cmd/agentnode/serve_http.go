@@ -42,6 +42,12 @@ type serveHTTP struct {
 	MCPSessionIdleSeconds int `json:"mcp_session_idle_seconds"`
 	// MCPMaxSessions caps the live MCP sessions (503 beyond).
 	MCPMaxSessions int `json:"mcp_max_sessions"`
+	// MCPMaxSessionsPerIP caps the live MCP sessions opened from one
+	// client address (429 beyond).
+	MCPMaxSessionsPerIP int `json:"mcp_max_sessions_per_ip"`
+	// MCPSessionUnusedSeconds closes an MCP session that made no call
+	// after initialize once it is this old.
+	MCPSessionUnusedSeconds int `json:"mcp_session_unused_seconds"`
 	// JSONRPCMaxBatch bounds the entries of a JSON-RPC batch (/acp, CAP).
 	JSONRPCMaxBatch int `json:"jsonrpc_max_batch"`
 	// JSONRPCMaxResponseBytes bounds one JSON-RPC answer (/acp, CAP).
@@ -57,6 +63,8 @@ var defaultHTTP = serveHTTP{
 	IdleTimeoutSeconds:      120,
 	MCPSessionIdleSeconds:   int(mcpserver.DefaultSessionIdle / time.Second),
 	MCPMaxSessions:          mcpserver.DefaultMaxSessions,
+	MCPMaxSessionsPerIP:     mcpserver.DefaultMaxSessionsPerIP,
+	MCPSessionUnusedSeconds: int(mcpserver.DefaultSessionUnused / time.Second),
 	JSONRPCMaxBatch:         jsonrpc.DefaultMaxBatch,
 	JSONRPCMaxResponseBytes: jsonrpc.DefaultMaxResponseBytes,
 }
@@ -89,6 +97,7 @@ func (h serveHTTP) resolve() (httpSettings, error) {
 	for name, v := range map[string]*int{"read_timeout_seconds": &h.ReadTimeoutSeconds, "write_timeout_seconds": &h.WriteTimeoutSeconds,
 		"long_write_timeout_seconds": &h.LongWriteTimeoutSeconds, "idle_timeout_seconds": &h.IdleTimeoutSeconds,
 		"mcp_session_idle_seconds": &h.MCPSessionIdleSeconds, "mcp_max_sessions": &h.MCPMaxSessions,
+		"mcp_max_sessions_per_ip": &h.MCPMaxSessionsPerIP, "mcp_session_unused_seconds": &h.MCPSessionUnusedSeconds,
 		"jsonrpc_max_batch": &h.JSONRPCMaxBatch, "jsonrpc_max_response_bytes": &h.JSONRPCMaxResponseBytes} {
 		if *v < 0 {
 			return httpSettings{}, fmt.Errorf(`"http.%s" must be positive (0 or absent: the default)`, name)
@@ -103,6 +112,8 @@ func (h serveHTTP) resolve() (httpSettings, error) {
 	pick(&h.IdleTimeoutSeconds, d.IdleTimeoutSeconds)
 	pick(&h.MCPSessionIdleSeconds, d.MCPSessionIdleSeconds)
 	pick(&h.MCPMaxSessions, d.MCPMaxSessions)
+	pick(&h.MCPMaxSessionsPerIP, d.MCPMaxSessionsPerIP)
+	pick(&h.MCPSessionUnusedSeconds, d.MCPSessionUnusedSeconds)
 	pick(&h.JSONRPCMaxBatch, d.JSONRPCMaxBatch)
 	pick(&h.JSONRPCMaxResponseBytes, d.JSONRPCMaxResponseBytes)
 	if h.MaxBodyBytes == 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/internal/metrics"
+	"github.com/agentnode/agentnode/internal/redact"
 )
 
 // openMetrics builds the /metrics registry (docs/SERVE.md#metrics) over
@@ -20,6 +21,7 @@ func (c *ServeCommand) openMetrics() {
 	if c.peers != nil {
 		src.Peers = c.peerStats
 	}
+	src.Strangers = c.strangerStats // serve_strangers.go
 	c.rt.metrics = metrics.New(src)
 	c.onClose(unhooked(c.relay.OnStored(c.rt.metrics.Stored)))
 }
@@ -28,7 +30,8 @@ func (c *ServeCommand) openMetrics() {
 func (c *ServeCommand) peerStats() []metrics.PeerStats {
 	var out []metrics.PeerStats
 	for _, p := range c.peers.Status() {
-		out = append(out, metrics.PeerStats{URL: p.URL, Connected: p.Connected, LastSeen: p.LastSeen,
+		out = append(out, metrics.PeerStats{URL: redact.URL(p.URL), // /metrics is public: no credentials in labels
+			Connected: p.Connected, LastSeen: p.LastSeen,
 			Received: p.Received, Stored: p.Stored, Refused: p.Refused, Pushed: p.Pushed, PushRefused: p.PushRefused})
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/peers"
+	"github.com/agentnode/agentnode/internal/redact"
 )
 
 // openPeers prepares the peer syncer for --peer relays (nil when none):
@@ -21,7 +22,7 @@ func (c *ServeCommand) openPeers(_ context.Context, logger *slog.Logger) error {
 	}
 	for _, p := range c.Config.Peers {
 		if !strings.HasPrefix(p, "ws://") && !strings.HasPrefix(p, "wss://") {
-			return usagef("serve: --peer %q: want a ws:// or wss:// relay URL", p)
+			return usagef("serve: --peer %q: want a ws:// or wss:// relay URL", redact.URL(p))
 		}
 	}
 	marks, err := peers.OpenFileWatermarks(c.Config.DataDir)

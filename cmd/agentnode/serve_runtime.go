@@ -15,11 +15,13 @@ import (
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
+	"github.com/agentnode/agentnode/agentd/strangers"
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/internal/metrics"
+	"github.com/agentnode/agentnode/internal/redact"
 )
 
 // serveRuntime is the capability runtime of `agentnode serve`: the chat
@@ -33,8 +35,10 @@ type serveRuntime struct {
 	rpcSrv   *nostrrpc.Server
 	rpcPeers *nostrrpc.PeerListener // rpcSrv's requests arriving on the --peer relays
 	dm       *dm.Service
-	dir      *directory.Directory   // the agent directory (serve_directory.go)
-	beat     *directory.Heartbeater // the local agents' 30333 heartbeats
+	// strangers is the budget of strangers' DMs and 25910 calls (serve_strangers.go)
+	strangers *strangers.Budget
+	dir       *directory.Directory   // the agent directory (serve_directory.go)
+	beat      *directory.Heartbeater // the local agents' 30333 heartbeats
 	// quiet ends when silence is called: the heartbeats stop without an
 	// offline beat, as when a node dies (heartbeat_e2e_test.go).
 	quiet   context.Context
@@ -78,7 +82,7 @@ func (c *ServeCommand) openRuntime(_ context.Context, logger *slog.Logger) error
 		if c.rt.model, err = llm.New(cfg); err != nil {
 			return usagef("serve: model: %v", err)
 		}
-		logger.Info("chat model", "model", cfg.Model, "base_url", cfg.BaseURL)
+		logger.Info("chat model", "model", cfg.Model, "base_url", redact.URL(cfg.BaseURL))
 	}
 	c.openMetrics()
 	c.rt.rpc = nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: append([]string{"ws://" + c.Addr()}, c.Config.Peers...),
@@ -109,14 +113,17 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 // (on the node's relay, and on every --peer relay through rpcPeers) and
 // the NIP-17 DM service; they run in Serve.
 func (c *ServeCommand) openDM(ctx context.Context, logger *slog.Logger) error {
+	c.rt.strangers = c.strangersBudget()
 	c.rt.rpcSrv = nostrrpc.NewServer(nostrrpc.ServerConfig{Source: c.relay, Publish: c.relay.Publish,
-		Keys: c.localKey, Handler: nostrrpc.HandlerFunc(c.serveRPC), Logger: logger.With("component", "a2a-server")})
+		Keys: c.localKey, Handler: nostrrpc.HandlerFunc(c.serveRPC), Logger: logger.With("component", "a2a-server"),
+		Gate: strangers.Gate{Budget: c.rt.strangers, Known: c.a2aKnown}})
 	c.rt.rpcPeers = nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: c.Config.Peers, Agents: c.agentKeys,
 		Keys: c.localKey, Server: c.rt.rpcSrv, Logger: logger.With("component", "a2a-peers")})
 	cfg := dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
 		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.respondDM),
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
-		RelayURLs: c.dmRelayURLs("ws://" + c.Addr()), Logger: logger.With("component", "dm")}
+		RelayURLs: c.dmRelayURLs("ws://" + c.Addr()), Logger: logger.With("component", "dm"),
+		Gate: strangers.Gate{Budget: c.rt.strangers, Known: c.dmKnown}}
 	if c.shared != nil { // answered once across instances; a takeover catches up
 		led, err := c.shared.db.Ledger(ctx, dm.DefaultCatchUpWindow)
 		if err != nil {

@@ -33,8 +33,9 @@ type PeerStats struct {
 
 // Sources are read at every scrape; a nil func leaves its figures out.
 type Sources struct {
-	Relay func() RelayStats
-	Peers func() []PeerStats
+	Relay     func() RelayStats
+	Peers     func() []PeerStats
+	Strangers func() StrangerStats // strangers.go
 }
 
 // Metrics is the node's registry. It is safe for concurrent use.

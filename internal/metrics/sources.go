@@ -32,7 +32,8 @@ var (
 type sourceCollector struct{ src Sources }
 
 func (c sourceCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConnections, descSubs, descBatches, descBatchOps, descCommitSecs, descSlow, descRefused, descPeerUp, descPeerSeen, descPeerEvents} {
+	for _, d := range []*prometheus.Desc{descConnections, descSubs, descBatches, descBatchOps, descCommitSecs, descSlow, descRefused, descPeerUp, descPeerSeen, descPeerEvents,
+		descDMWraps, descDMMessages, descStrangers, descStrangersDry} {
 		ch <- d
 	}
 }
@@ -45,6 +46,9 @@ func (c sourceCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, p := range c.src.Peers() {
 			collectPeer(ch, p)
 		}
+	}
+	if c.src.Strangers != nil {
+		collectStrangers(ch, c.src.Strangers())
 	}
 }
 

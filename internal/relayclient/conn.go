@@ -16,6 +16,8 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
+
+	"github.com/agentnode/agentnode/internal/redact"
 )
 
 // Conn is one websocket connection to a relay, speaking NIP-01 and NIP-42
@@ -121,7 +123,7 @@ const (
 func Dial(ctx context.Context, url string, opt Options) (*Conn, error) {
 	conn, err := nostr.NewConnection(ctx, url, opt.Header, nil)
 	if err != nil {
-		return nil, fmt.Errorf("relayclient: connect %s: %w", url, err)
+		return nil, redact.Error(fmt.Errorf("relayclient: connect %s: %w", url, err)) // the URL may carry credentials
 	}
 	c := &Conn{url: nostr.NormalizeURL(url), conn: conn, verify: opt.Verify, writeTimeout: cmp.Or(opt.WriteTimeout, writeTimeout),
 		subs: map[string]*Sub{}, oks: map[string][]chan nostr.OKEnvelope{}}

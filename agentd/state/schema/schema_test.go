@@ -172,3 +172,43 @@ func TestRegistry_Register(t *testing.T) {
 		t.Errorf("changed content: %v", err)
 	}
 }
+
+// stateSchema is a minimal schema with the ACP-form URI did:nuwa:state:<uri>.
+func stateSchema(uri string) []byte {
+	return []byte(`{"$id":"did:nuwa:state:` + uri + `","type":"object","properties":{"text":{"type":"string"}}}`)
+}
+
+// A capability that declared did:nuwa:state:kitchen#v2 first used to keep
+// the real kitchen from ever bumping to it. Now kitchen takes its own name
+// back, and once kitchen is registered nobody else may take a name in its
+// namespace; a name nobody owns stays first come, first served.
+func TestRegistry_Register_stateNamespaceOwnership(t *testing.T) {
+	reg := schema.NewRegistry()
+	if _, err := reg.Register(stateSchema("kitchen#v2"), "did:nuwa:cap:squat@1.0.0"); err != nil {
+		t.Fatalf("squat first (kitchen not here yet): %v", err)
+	}
+	if _, err := reg.Register(stateSchema("kitchen#v1"), "did:nuwa:cap:kitchen@1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := reg.Register(stateSchema("kitchen#v2"), "did:nuwa:cap:kitchen@2.0.0")
+	if err != nil {
+		t.Fatalf("kitchen bumps to the squatted kitchen#v2: %v", err)
+	}
+	if got.Namespace != (schema.Namespace{Kind: "cap", Name: "kitchen"}) {
+		t.Fatalf("kitchen#v2 is in %s, want cap:kitchen", got.Namespace)
+	}
+	if s, _ := reg.Lookup("did:nuwa:state:kitchen#v2"); s.Namespace.Name != "kitchen" {
+		t.Fatalf("lookup: kitchen#v2 is still squat's (%s)", s.Namespace)
+	}
+	for _, uri := range []string{"kitchen#v2", "kitchen#v3"} {
+		if _, err := reg.Register(stateSchema(uri), "did:nuwa:cap:squat@1.1.0"); !errors.Is(err, schema.ErrDuplicate) || !strings.Contains(err.Error(), "namespace") {
+			t.Errorf("squat declares %s after kitchen: %v, want ErrDuplicate naming kitchen's namespace", uri, err)
+		}
+	}
+	if _, err := reg.Register(stateSchema("memo#v1"), "did:nuwa:cap:note@1.0.0"); err != nil {
+		t.Errorf("a name no capability owns: %v", err)
+	}
+	if _, err := reg.Register(stateSchema("memo#v1"), "did:nuwa:cap:other@1.0.0"); !errors.Is(err, schema.ErrDuplicate) {
+		t.Errorf("the same unowned URI by another capability: %v, want ErrDuplicate", err)
+	}
+}

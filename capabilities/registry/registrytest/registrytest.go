@@ -24,6 +24,12 @@ type Spec struct {
 	Keywords      []string // keyword triggers
 	Tools         []string // tool names (each takes {text: string})
 	Permissions   []string // permissions.require
+	State         string   // the schema's $id (default did:nuwa:state:<Name>#v1)
+	// FileSigner signs the file's metadata.signature (default: the event's
+	// author, what a package must have to be resolved and installed);
+	// Unsigned leaves the file without one.
+	FileSigner string
+	Unsigned   bool
 }
 
 // YAML renders s as an .acp.yaml file.
@@ -51,7 +57,10 @@ func (s Spec) YAML() []byte {
 		}
 	}
 	fmt.Fprintf(&b, "  memory_scope: sc:%s\n  permissions:\n    require: [%s]\n", s.Name, quoteAll(s.Permissions))
-	fmt.Fprintf(&b, "schema: |\n  {\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"$id\":\"did:nuwa:state:%s#v1\",\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}\n", s.Name)
+	if s.State == "" {
+		s.State = "did:nuwa:state:" + s.Name + "#v1"
+	}
+	fmt.Fprintf(&b, "schema: |\n  {\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"$id\":%q,\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}\n", s.State)
 	fmt.Fprintf(&b, "prompt: |\n  You are the %s assistant.\ntools:\n", s.Title)
 	for _, t := range s.Tools {
 		fmt.Fprintf(&b, "  - type: function\n    function:\n      name: %s\n      description: %q\n", t, "The "+t+" tool of "+s.Name+".")
@@ -88,9 +97,27 @@ func nonBuiltin(tools []string) []string {
 	return out
 }
 
-// Event returns the signed kind-30199 event of s by sk at createdAt.
+// File is s's package file, signed by s.FileSigner or else by sk
+// (unless s.Unsigned).
+func File(s Spec, sk string) ([]byte, error) {
+	raw := s.YAML()
+	if s.Unsigned {
+		return raw, nil
+	}
+	if s.FileSigner != "" {
+		sk = s.FileSigner
+	}
+	return acp.Sign(raw, sk)
+}
+
+// Event returns the signed kind-30199 event of s by sk at createdAt; its
+// file is signed as File says.
 func Event(s Spec, sk string, createdAt int64) (*nostr.Event, error) {
-	p, err := acp.Parse(s.YAML(), acp.Options{})
+	raw, err := File(s, sk)
+	if err != nil {
+		return nil, fmt.Errorf("registrytest: sign %s: %w", s.Name, err)
+	}
+	p, err := acp.Parse(raw, acp.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("registrytest: %s: %w", s.Name, err)
 	}

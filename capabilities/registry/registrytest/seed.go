@@ -52,10 +52,11 @@ func SeedKey(a int) string {
 
 // SeededRelay opens a relay holding n generated packages (SeedSpec 0..n-1),
 // published through the relay's own Publish. The data directory is cached
-// in the system temp dir across runs (and -count): seeding happens once.
+// in the system temp dir across runs (and -count): seeding happens once
+// (v2: the files are signed by their authors, as the index requires).
 func SeededRelay(tb testing.TB, n int) *relay.Relay {
 	tb.Helper()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("agentnode-registry-seed-%d-v1", n))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("agentnode-registry-seed-%d-v2", n))
 	marker := filepath.Join(dir, "SEEDED")
 	if _, err := os.Stat(marker); err != nil {
 		os.RemoveAll(dir)
