@@ -37,6 +37,9 @@ var _ mcp.Transport = (*ClientTransport)(nil)
 // ErrNoRelay: a ClientTransport without relays.
 var ErrNoRelay = errors.New("contextvm: no relay to reach the server on")
 
+// maxUnanswered bounds the ids of requests awaiting an answer.
+const maxUnanswered = 4096
+
 // subscribeWait bounds waiting for the reply subscription to be live.
 const subscribeWait = 15 * time.Second
 
@@ -56,7 +59,7 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &clientConn{t: t, pub: pub, log: log, cancel: cancel, in: make(chan jsonrpc.Message, 64),
-		live: make(chan struct{}), closed: make(chan struct{}), seen: newSeen(10*time.Minute, DefaultReplayIDs, time.Now)}
+		live: make(chan struct{}), closed: make(chan struct{}), sent: map[string]bool{}, seen: newSeen(10*time.Minute, DefaultReplayIDs, time.Now)}
 	for _, u := range t.Relays {
 		r := relayclient.New(u, t.SecretKey, log)
 		c.relays = append(c.relays, r)
@@ -89,8 +92,9 @@ type clientConn struct {
 	closeOnce sync.Once
 
 	mu        sync.Mutex
-	ephemeral bool // the server said support_encryption_ephemeral
-	tagged    bool // our discovery tags went out
+	sent      map[string]bool // our requests' event ids, until answered
+	ephemeral bool            // the server said support_encryption_ephemeral
+	tagged    bool            // our discovery tags went out
 }
 
 // listen keeps a subscription to the replies on r until ctx ends,
@@ -98,7 +102,7 @@ type clientConn struct {
 func (c *clientConn) listen(ctx context.Context, r *relayclient.Relay) {
 	defer r.Close()
 	f := nostr.Filter{Kinds: []int{KindMessage, KindGiftWrap, KindEphemeralGiftWrap}, Tags: nostr.TagMap{"p": {c.pub}},
-		Since: ptr(nostr.Timestamp(time.Now().Add(-time.Minute).Unix()))}
+		Since: ptr(nostr.Now())}
 	for n := 0; ctx.Err() == nil; n++ {
 		err := r.Subscribe(ctx, nostr.Filters{f}, c.receive, func() { c.liveOnce.Do(func() { close(c.live) }) })
 		if ctx.Err() == nil {
@@ -120,16 +124,36 @@ func (c *clientConn) receive(evt *nostr.Event) {
 		c.log.Debug("contextvm: duplicate reply dropped", "id", env.Event.ID)
 		return
 	}
-	if hasFlag(env.Event.Tags, TagSupportEncryptionEphemeral) {
-		c.mu.Lock()
-		c.ephemeral = true
-		c.mu.Unlock()
+	if !c.expected(env) {
+		c.log.Debug("contextvm: reply to no request of ours dropped", "id", env.Event.ID)
+		return
 	}
 	select {
 	case c.in <- env.Message:
 	default:
 		c.log.Warn("contextvm: client queue full, reply dropped", "id", env.Event.ID)
 	}
+}
+
+// expected reports whether a message from the server is for this
+// connection: a response must e-tag a request we sent and have not seen
+// answered (a stored reply to an earlier session's request, with the
+// same JSON-RPC id, is not ours). It learns the server's capability tags.
+func (c *clientConn) expected(env *Envelope) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if hasFlag(env.Event.Tags, TagSupportEncryptionEphemeral) {
+		c.ephemeral = true
+	}
+	if _, ok := env.Message.(*jsonrpc.Response); !ok {
+		return true
+	}
+	e := tagValue(env.Event, "e")
+	if !c.sent[e] {
+		return false
+	}
+	delete(c.sent, e)
+	return true
 }
 
 // Read returns the next message from the server.
@@ -162,6 +186,14 @@ func (c *clientConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	inner, err := NewMessage(msg, c.t.SecretKey, tags)
 	if err != nil {
 		return err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		c.mu.Lock()
+		if len(c.sent) >= maxUnanswered { // calls the server never answered (their callers timed out)
+			clear(c.sent)
+		}
+		c.sent[inner.ID] = true // before the publish: the reply may come first
+		c.mu.Unlock()
 	}
 	evt, err := Seal(inner, c.t.Server, wrap)
 	if err != nil {

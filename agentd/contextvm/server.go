@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentnode/agentnode/agentd/strangers"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nbd-wtf/go-nostr"
@@ -24,6 +25,15 @@ type ServerConfig struct {
 	// asked before every request; a refusal is answered with a JSON-RPC
 	// error (CodeForbidden) and runs nothing.
 	Authorize func(ctx context.Context, agent, client string) error
+	// Gate admits each tools/call before it runs (the strangers' budget:
+	// strangers.Gate; nil admits all). A caller it refuses, or a stranger
+	// while StrangerSlots of strangers' calls run, is answered
+	// CodeRateLimited. Listing, initialize and ping cost no token: they
+	// are bounded by the session cap and the relay's rate limits.
+	Gate Gate
+	// StrangerSlots bounds the strangers' tools/calls running at once
+	// (default DefaultStrangerSlots).
+	StrangerSlots int
 	// Publish sends a reply (the node's relay).
 	Publish func(ctx context.Context, evt *nostr.Event) error
 	// Encryption is the server's policy (default optional).
@@ -51,16 +61,22 @@ type ServerConfig struct {
 
 // Defaults of ServerConfig.
 const (
-	DefaultMaxSessions = 1000
-	DefaultSessionIdle = 30 * time.Minute
-	DefaultMaxAge      = 5 * time.Minute
-	DefaultReplayIDs   = 1 << 16
+	DefaultMaxSessions   = 1000
+	DefaultSessionIdle   = 30 * time.Minute
+	DefaultMaxAge        = 5 * time.Minute
+	DefaultReplayIDs     = 1 << 16
+	DefaultStrangerSlots = 3
 )
+
+// Gate decides what a caller's request may cost (agentd/strangers).
+type Gate interface {
+	Admit(ctx context.Context, agent, from string) strangers.Verdict
+}
 
 // JSON-RPC error codes the server answers with besides the MCP ones.
 const (
 	CodeForbidden   = -32003 // Authorize refused the client
-	CodeRateLimited = -32005 // too many requests in flight in the session
+	CodeRateLimited = -32029 // over the strangers' budget, or too many requests in flight (as agentd/nostrrpc)
 	CodeEncryption  = -32006 // a plaintext request to a server requiring encryption
 )
 
@@ -72,6 +88,7 @@ type Server struct {
 	seen *seen
 
 	queue chan *nostr.Event
+	slots chan struct{} // one per stranger's call running
 	ready chan struct{}
 	once  sync.Once
 
@@ -85,7 +102,7 @@ type Server struct {
 func NewServer(cfg ServerConfig) *Server {
 	cfg = serverDefaults(cfg)
 	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(2*cfg.MaxAge, DefaultReplayIDs, cfg.Now),
-		queue: make(chan *nostr.Event, cfg.Queue), ready: make(chan struct{}), sessions: map[sessionKey]*session{}}
+		queue: make(chan *nostr.Event, cfg.Queue), slots: make(chan struct{}, cfg.StrangerSlots), ready: make(chan struct{}), sessions: map[sessionKey]*session{}}
 }
 
 func serverDefaults(cfg ServerConfig) ServerConfig {
@@ -98,6 +115,7 @@ func serverDefaults(cfg ServerConfig) ServerConfig {
 	def(&cfg.Workers, 4)
 	def(&cfg.Queue, 256)
 	def(&cfg.InFlight, 32)
+	def(&cfg.StrangerSlots, DefaultStrangerSlots)
 	if cfg.SessionIdle <= 0 {
 		cfg.SessionIdle = DefaultSessionIdle
 	}
@@ -236,10 +254,42 @@ func (s *Server) dispatch(ctx context.Context, agent, sk string, env *Envelope) 
 		s.log.Info("contextvm: duplicate message dropped", "id", env.Event.ID, "kind", KindMessage, "from", client, "rewrapped", true)
 		return
 	}
-	if err := sess.deliver(env); errors.Is(err, errBusy) {
+	stranger, msg := s.admit(ctx, agent, client, req)
+	if msg != "" {
+		s.refuse(ctx, agent, sk, env, CodeRateLimited, msg)
+		return
+	}
+	if err := sess.deliver(env, stranger); errors.Is(err, errBusy) {
 		s.refuse(ctx, agent, sk, env, CodeRateLimited, "rate-limited: too many requests in flight in this session")
 	}
 }
+
+// admit asks the Gate whether a tools/call may run: stranger is true
+// when it took a stranger's slot (released with its response); msg is
+// the refusal, if any.
+func (s *Server) admit(ctx context.Context, agent, client string, req *jsonrpc.Request) (stranger bool, msg string) {
+	if req == nil || !req.IsCall() || req.Method != "tools/call" || s.cfg.Gate == nil {
+		return false, ""
+	}
+	switch v := s.cfg.Gate.Admit(ctx, agent, client); v {
+	case strangers.Known:
+		return false, ""
+	case strangers.Allow:
+		select {
+		case s.slots <- struct{}{}:
+			return true, ""
+		default:
+			s.log.Debug("contextvm: stranger refused, its slots are busy", "agent", agent, "from", client)
+			return false, "rate-limited: this agent is busy with other callers it does not know; try again later"
+		}
+	default:
+		s.log.Debug("contextvm: caller over the strangers' budget", "agent", agent, "from", client, "verdict", v)
+		return false, "rate-limited: this agent answers callers it does not know only a few times in a while; try again later"
+	}
+}
+
+// release frees a stranger's slot.
+func (s *Server) release() { <-s.slots }
 
 // refuse answers a request with a JSON-RPC error, wrapped as it came.
 func (s *Server) refuse(ctx context.Context, agent, sk string, env *Envelope, code int64, msg string) {

@@ -50,8 +50,9 @@ type session struct {
 
 // pendingCall is a request being served: its own id and how it came.
 type pendingCall struct {
-	id   jsonrpc.ID
-	wrap int
+	id       jsonrpc.ID
+	wrap     int
+	stranger bool // holds a stranger's slot until answered
 }
 
 var _ mcp.Connection = (*session)(nil)
@@ -176,17 +177,20 @@ func (c *session) fresh(id string) bool { return !c.seen.add(id) }
 
 // deliver queues a message for the session's server; a request's id
 // becomes its event id. errBusy when InFlight calls are pending.
-func (c *session) deliver(env *Envelope) error {
+func (c *session) deliver(env *Envelope, stranger bool) error {
 	msg := env.Message
 	c.mu.Lock()
 	c.last, c.wrap = c.srv.cfg.Now(), env.WrapKind
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		if len(c.pending) >= c.srv.cfg.InFlight {
 			c.mu.Unlock()
+			if stranger {
+				c.srv.release()
+			}
 			return errBusy
 		}
 		id, _ := jsonrpc.MakeID(env.Event.ID)
-		c.pending[env.Event.ID] = pendingCall{id: req.ID, wrap: env.WrapKind}
+		c.pending[env.Event.ID] = pendingCall{id: req.ID, wrap: env.WrapKind, stranger: stranger}
 		msg = &jsonrpc.Request{ID: id, Method: req.Method, Params: req.Params}
 	}
 	c.mu.Unlock()
@@ -227,6 +231,9 @@ func (c *session) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return nil
 		}
 		delete(c.pending, event)
+		if call.stranger {
+			c.srv.release()
+		}
 		msg = &jsonrpc.Response{ID: call.id, Result: resp.Result, Error: resp.Error}
 		tags, wrap = append(tags, nostr.Tag{"e", event}), call.wrap
 	}
@@ -243,7 +250,17 @@ func (c *session) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // Close ends the session (its server's Read sees io.EOF). Idempotent.
 func (c *session) Close() error {
-	c.once.Do(func() { close(c.done) })
+	c.once.Do(func() {
+		close(c.done)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for event, call := range c.pending { // never answered now
+			delete(c.pending, event)
+			if call.stranger {
+				c.srv.release()
+			}
+		}
+	})
 	return nil
 }
 
