@@ -166,6 +166,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		c.openDirectory, // the agent directory and the local agents' heartbeats
 		c.openACP,       // tasks and the /acp endpoint, over the directory and the daemon
 		c.openDM,        // NIP-17 DMs and the 25910 server, answered by the daemon
+		c.openContextVM, // the agents as ContextVM (MCP over Nostr) servers
 		c.openHTTP,      // /acp, CAP, MCP, the web pages, then the relay
 	} {
 		if err := open(ctx, logger); err != nil {
@@ -198,6 +199,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Ready("acp", c.acp.svc.Run, c.acp.svc.Ready()), // resumes stored tasks before anyone adds one
 		lifecycle.Ready("a2a server", c.rt.rpcSrv.Run, c.rt.rpcSrv.Ready()),
 		lifecycle.Func("a2a on peers", c.rt.rpcPeers.Run),
+		lifecycle.Ready("contextvm", c.rt.cvm.Run, c.rt.cvm.Ready()),
 		lifecycle.Ready("dm", c.rt.dm.Run, c.rt.dm.Ready()),
 	}
 	parts = append(parts, c.sharedParts()...) // --postgres: after DMs, which a takeover catches up on

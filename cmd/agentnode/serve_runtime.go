@@ -9,15 +9,18 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/contextvm"
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
 	"github.com/agentnode/agentnode/agentd/strangers"
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/bindings"
+	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/internal/metrics"
@@ -35,6 +38,9 @@ type serveRuntime struct {
 	rpcSrv   *nostrrpc.Server
 	rpcPeers *nostrrpc.PeerListener // rpcSrv's requests arriving on the --peer relays
 	dm       *dm.Service
+	cvm      *contextvm.Server // the local agents as ContextVM servers (serve_contextvm.go)
+	host     *cap.Host         // the agents' CAP host (agentHost)
+	hostOnce sync.Once
 	// strangers is the budget of strangers' DMs and 25910 calls (serve_strangers.go)
 	strangers *strangers.Budget
 	dir       *directory.Directory   // the agent directory (serve_directory.go)
