@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
 	"github.com/agentnode/agentnode/agentd/strangers"
@@ -93,6 +94,26 @@ func (c *ServeCommand) cvmAuthorize(ctx context.Context, agent, client string) e
 		return errNotAllowed
 	}
 	return nil
+}
+
+// contextVMTransport reaches the ContextVM servers that mcp_service
+// bindings name by "nostr:<npub|nprofile>": over the nprofile's relay
+// hints, else the node's own relay and its --peer relays. The node calls
+// them under a key of its own, made for the process (callers see one
+// anonymous client per node run, not the calling agent).
+func (c *ServeCommand) contextVMTransport(logger *slog.Logger) func(string) (mcp.Transport, error) {
+	sk := nostr.GeneratePrivateKey()
+	log := logger.With("component", "contextvm-client")
+	return func(uri string) (mcp.Transport, error) {
+		server, relays, err := contextvm.ParseServerURI(uri)
+		if err != nil {
+			return nil, err
+		}
+		if len(relays) == 0 {
+			relays = append([]string{"ws://" + c.Addr()}, c.Config.Peers...)
+		}
+		return &contextvm.ClientTransport{Relays: relays, SecretKey: sk, Server: server, Logger: log}, nil
+	}
 }
 
 // agentHost is the CAP host of the local agents, shared by the CAP, MCP

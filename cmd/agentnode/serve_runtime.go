@@ -96,6 +96,7 @@ func (c *ServeCommand) openRuntime(_ context.Context, logger *slog.Logger) error
 	c.onClose(closeErr(c.rt.rpc.Close))
 	bcfg := c.bindingsConfig()
 	bcfg.A2A = c.rt.rpc
+	bcfg.Nostr = c.contextVMTransport(logger) // nostr: service_uris (serve_contextvm.go)
 	c.rt.bindings = bindings.New(bcfg)
 	c.onClose(closeErr(c.rt.bindings.Close)) // MCP sessions and processes
 	return nil
