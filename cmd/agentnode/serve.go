@@ -241,7 +241,7 @@ func closeErr(fn func() error) func(context.Context) error {
 // it by openDaemon.
 func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error {
 	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(),
-		TrustedProxies: c.httpConfig().trusted})
+		TrustedProxies: c.httpConfig().trusted, AddressedKinds: c.addressedKinds()})
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,19 @@ type serveRelay struct {
 	RequestsPerSecond     int `json:"requests_per_second"`
 	RequestsBurst         int `json:"requests_burst"`
 	WriteTimeoutSeconds   int `json:"write_timeout_seconds"`
+	// AddressedKinds: the restricted kinds served without AUTH to a
+	// filter naming the recipient in #p (absent: relay.DefaultAddressedKinds;
+	// [] : none, the strict NIP-17 rule). docs/RELAY.md "Restricted kinds".
+	AddressedKinds *[]int `json:"addressed_kinds"`
+}
+
+// addressedKinds is the relay's AddressedKinds: nil (the default) unless
+// the "relay" section names them.
+func (c *ServeCommand) addressedKinds() []int {
+	if c.file == nil || c.file.Relay.AddressedKinds == nil {
+		return nil
+	}
+	return append([]int{}, *c.file.Relay.AddressedKinds...)
 }
 
 // parseRelaySection decodes the "relay" section, refusing unknown keys and
