@@ -9,7 +9,11 @@ import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { NostrClientTransport, PrivateKeySigner, EncryptionMode } from '@contextvm/sdk'
-import { generateSecretKey } from 'nostr-tools/pure'
+import { generateSecretKey, verifyEvent } from 'nostr-tools/pure'
+import WebSocket from 'ws'
+import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
+
+useWebSocketImplementation(WebSocket)
 
 const { RELAY_URL, AGENT_PUBKEY, MODE, NOTE_ID } = process.env
 // The SDK leaves two timers running after close (about 2.5 minutes): end
@@ -50,6 +54,52 @@ test(`ContextVM client (${MODE}): initialize, tools/list, tools/call, ping`, asy
 
     await client.ping()
     if (MODE === 'required') assert.ok(transport.serverSupportsEncryption(), 'the server advertised support_encryption')
+  } finally {
+    await client.close()
+  }
+})
+
+// CEP-6: the agent's announcements are on the relay (11316 with its
+// initialize result and capability tags, 11317 with its tools), with its
+// NIP-65 relay list; the SDK's own discovery (no relays given, only a
+// discovery relay) finds where the agent listens from that list and talks
+// to it.
+test(`ContextVM discovery (${MODE}): announcements and relay list`, async () => {
+  const relay = await Relay.connect(RELAY_URL)
+  const events = []
+  try {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no EOSE')), 10000)
+      relay.subscribe([{ kinds: [11316, 11317, 10002], authors: [AGENT_PUBKEY] }], {
+        onevent: e => events.push(e),
+        oneose: () => { clearTimeout(timer); resolve() }
+      })
+    })
+  } finally {
+    relay.close()
+  }
+  const byKind = k => events.find(e => e.kind === k)
+  for (const k of [11316, 11317, 10002]) {
+    assert.ok(byKind(k), `no kind ${k} from the agent`)
+    assert.ok(verifyEvent(byKind(k)), `kind ${k} does not verify`)
+  }
+  const server = byKind(11316)
+  assert.equal(JSON.parse(server.content).serverInfo?.name, 'agentnode')
+  assert.ok(server.tags.some(t => t.length === 1 && t[0] === 'support_encryption'), JSON.stringify(server.tags))
+  assert.ok(JSON.parse(byKind(11317).content).tools.some(t => t.name === 'note__state.create'))
+  assert.ok(byKind(10002).tags.some(t => t[0] === 'r'), 'the relay list names no relay')
+
+  const transport = new NostrClientTransport({
+    signer: new PrivateKeySigner(Buffer.from(generateSecretKey()).toString('hex')),
+    serverPubkey: AGENT_PUBKEY,
+    discoveryRelayUrls: [RELAY_URL],
+    encryptionMode: mode,
+    logLevel: 'warn'
+  })
+  const client = new Client({ name: 'contextvm-discovery', version: '0.0.0' })
+  await client.connect(transport)
+  try {
+    assert.ok((await client.listTools()).tools.some(t => t.name === 'note__state.create'))
   } finally {
     await client.close()
   }

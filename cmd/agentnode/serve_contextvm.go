@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,7 +68,8 @@ func (c *ServeCommand) openContextVM(_ context.Context, logger *slog.Logger) err
 	if c.file != nil {
 		sec = c.file.ContextVM
 	}
-	enc, _ := contextvm.ParseEncryption(sec.Encryption) // checked when parsed
+	enc := c.cvmEncryption()
+	c.rt.cvmChanged = make(chan struct{}, 1)
 	log := logger.With("component", "contextvm")
 	opts := mcpserver.Options{Name: "agentnode", Version: Version, Logger: log}
 	c.rt.cvm = contextvm.NewServer(contextvm.ServerConfig{
@@ -121,4 +123,119 @@ func (c *ServeCommand) contextVMTransport(logger *slog.Logger) func(string) (mcp
 func (c *ServeCommand) agentHost() *cap.Host {
 	c.rt.hostOnce.Do(func() { c.rt.host = cap.NewHost(c.daemon.CapSource(), cap.Options{}) })
 	return c.rt.host
+}
+
+// cvmAnnouncer keeps the local agents' ContextVM announcements (CEP-6
+// kinds 11316-11320 and a NIP-65 relay list) current: each agent is
+// announced at start and whenever the agents or their capabilities change;
+// an agent removed since gets its announcements deleted (NIP-09), signed
+// with the key remembered from when it was announced.
+type cvmAnnouncer struct {
+	mu        sync.Mutex
+	announced map[string]string // agent pubkey -> its secret key
+}
+
+// runContextVM runs the ContextVM server and, beside it, the announcer,
+// which announces at once and again after every agent change
+// (contextVMChanged).
+func (c *ServeCommand) runContextVM(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c.announceContextVM(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-c.rt.cvmChanged:
+			}
+		}
+	})
+	err := c.rt.cvm.Run(ctx)
+	wg.Wait()
+	return err
+}
+
+// contextVMChanged asks the announcer to announce again (never blocks).
+func (c *ServeCommand) contextVMChanged() {
+	select {
+	case c.rt.cvmChanged <- struct{}{}:
+	default:
+	}
+}
+
+// announceContextVM publishes every local agent's announcements and
+// deletes those of agents gone since the last call.
+func (c *ServeCommand) announceContextVM(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	a := &c.rt.cvmAnn
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.announced == nil {
+		a.announced = map[string]string{}
+	}
+	live := map[string]bool{}
+	for _, pk := range c.agentKeys() {
+		live[pk] = true
+		if sk, ok := c.localKey(pk); ok {
+			if err := c.announceAgent(ctx, pk, sk); err != nil {
+				slog.Warn("contextvm: announcing the agent", "agent", pk, "err", err)
+				continue
+			}
+			a.announced[pk] = sk
+		}
+	}
+	for pk, sk := range a.announced {
+		if !live[pk] {
+			if err := c.retractAgent(ctx, pk, sk); err != nil {
+				slog.Warn("contextvm: deleting a removed agent's announcements", "agent", pk, "err", err)
+				continue
+			}
+			delete(a.announced, pk)
+		}
+	}
+}
+
+// announceAgent publishes one agent's announcements.
+func (c *ServeCommand) announceAgent(ctx context.Context, pk, sk string) error {
+	srv, err := mcpserver.AgentServer(ctx, c.agentHost(), pk, mcpserver.Options{Name: "agentnode", Version: Version})
+	if err != nil {
+		return err
+	}
+	info := contextvm.ServerInfo{Encryption: c.cvmEncryption()}
+	if a, err := c.daemon.Lookup(pk); err == nil {
+		info.Name = a.Name
+	}
+	evts, err := contextvm.Announcements(ctx, srv, sk, info, c.dmRelayURLs("ws://"+c.Addr()))
+	if err != nil {
+		return err
+	}
+	for _, evt := range evts {
+		if err := c.relay.Publish(ctx, evt); err != nil {
+			return fmt.Errorf("kind %d: %w", evt.Kind, err)
+		}
+	}
+	return nil
+}
+
+// retractAgent deletes a removed agent's stored announcements.
+func (c *ServeCommand) retractAgent(ctx context.Context, pk, sk string) error {
+	stored, err := c.relay.QuerySync(ctx, nostr.Filter{Kinds: contextvm.AnnouncementKinds, Authors: []string{pk}})
+	if err != nil {
+		return err
+	}
+	del, err := contextvm.Retraction(stored, sk, "agent removed")
+	if err != nil || del == nil {
+		return err
+	}
+	return c.relay.Publish(ctx, del)
+}
+
+// cvmEncryption is the "contextvm" section's encryption.
+func (c *ServeCommand) cvmEncryption() contextvm.Encryption {
+	if c.file == nil {
+		return contextvm.EncryptionOptional
+	}
+	enc, _ := contextvm.ParseEncryption(c.file.ContextVM.Encryption) // checked when parsed
+	return enc
 }
