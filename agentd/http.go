@@ -31,6 +31,7 @@ const maxBody = 1 << 20
 //	GET    /api/agents/{agent}/upgrade[?to=REF] UpgradePlan (not applied)
 //	POST   /api/agents/{agent}/upgrade          {"to": REF or ""} -> UpgradePlan (applied)
 //	PUT    /api/agents/{agent}/auto-upgrade     {"enabled": bool} -> Agent
+//	PUT    /api/agents/{agent}/state-access     StateAccessRequest -> Agent
 //	POST   /api/agents/{agent}/nudges           {"nudge": REF} -> NudgeChange
 //	DELETE /api/agents/{agent}/nudges/{nudge}   NudgeChange
 //	POST   /api/agents/{agent}/lessons          {"title","category","content"} -> the signed kind 4129 (201)
@@ -52,6 +53,7 @@ func (d *Daemon) Handler() http.Handler {
 	mux.HandleFunc("GET /api/agents/{agent}/upgrade", d.handlePlanUpgrade)
 	mux.HandleFunc("POST /api/agents/{agent}/upgrade", d.handleUpgrade)
 	mux.HandleFunc("PUT /api/agents/{agent}/auto-upgrade", d.handleAutoUpgrade)
+	mux.HandleFunc("PUT /api/agents/{agent}/state-access", d.handleStateAccess)
 	mux.HandleFunc("POST /api/agents/{agent}/nudges", d.handleAddNudge)
 	mux.HandleFunc("DELETE /api/agents/{agent}/nudges/{nudge}", d.handleRemoveNudge)
 	mux.HandleFunc("POST /api/agents/{agent}/lessons", d.handleLearn)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/internal/atomicfile"
+	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/events"
 )
 
@@ -33,11 +34,17 @@ type Agent struct {
 	// AutoUpgrade: switch to a newer version of the definition as soon as
 	// the local relay stores one (opt-in; upgrades are otherwise explicit).
 	AutoUpgrade bool `json:"auto_upgrade"`
+	// StateOpen is what the owner opened of the agent's state to
+	// requesters (anyone asking the agent who is neither it nor its
+	// owner), per schema; by default nothing: private state is the agent's
+	// and its owner's only (docs/ASM.md §6).
+	StateOpen []state.Grant `json:"state_open,omitempty"`
 }
 
 // clone returns a copy that shares no slice with a.
 func (a Agent) clone() Agent {
 	a.Nudges = slices.Clone(a.Nudges)
+	a.StateOpen = slices.Clone(a.StateOpen)
 	if a.Nudges == nil {
 		a.Nudges = []string{}
 	}

@@ -67,7 +67,9 @@ func (d *Daemon) toolset(ctx context.Context, agent, capID string) (*toolset, er
 		return nil, err
 	}
 	if strings.TrimSpace(capID) == "" {
-		return d.ownTools(a, c.eff.Tools, c.subject.Nudges), nil
+		ts := d.ownTools(a, c.eff.Tools, c.subject.Nudges)
+		ts.caller = asRequester(ctx, a, ts.caller)
+		return ts, nil
 	}
 	ic, err := d.installedCap(a.PubKey, capID)
 	if err != nil {
@@ -78,7 +80,7 @@ func (d *Daemon) toolset(ctx context.Context, agent, capID string) (*toolset, er
 		return nil, err
 	}
 	ts := &toolset{d: d, agent: a, capID: p.Metadata.ID, pkg: p, offered: p.ToolNames(),
-		caller: state.CallerFromACP(a.PubKey, a.Owner, p.Metadata.ID, p.Metadata.MemoryScope, p.Metadata.Permissions.Require)}
+		caller: asRequester(ctx, a, state.CallerFromACP(a.PubKey, a.Owner, p.Metadata.ID, p.Metadata.MemoryScope, p.Metadata.Permissions.Require))}
 	ts.allowed = lessons.CombineNudges(ts.offered, c.subject.Nudges...)
 	for _, name := range ts.offered { // not allowed: an allow-tool or only-tool may name tools the package lacks
 		if !ts.Allowed(name) {

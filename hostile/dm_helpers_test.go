@@ -73,18 +73,18 @@ func (n *dmNode) install(t *testing.T) string {
 	t.Helper()
 	owner, _ := nostr.GetPublicKey(n.ownerSK)
 	var def struct{ ID string }
-	runCLI(t, &def, "def", "publish", "--relay", n.url, "--key", nostr.GeneratePrivateKey(),
+	cliJSON(t, &def, "def", "publish", "--relay", n.url, "--key", nostr.GeneratePrivateKey(),
 		"--title", "DM Agent", "--instructions", "Answer people who write to you.", "--json")
 	var res struct{ Agent struct{ PubKey string } }
-	runCLI(t, &res, "agent", "install", def.ID, "--owner", owner, "--node", "http://"+n.addr, "--data", n.data, "--json")
+	cliJSON(t, &res, "agent", "install", def.ID, "--owner", owner, "--node", "http://"+n.addr, "--data", n.data, "--json")
 	if len(res.Agent.PubKey) != 64 {
 		t.Fatalf("agent install gave agent %q", res.Agent.PubKey)
 	}
 	return res.Agent.PubKey
 }
 
-// runCLI runs the binary and decodes its JSON output into v.
-func runCLI(t *testing.T, v any, args ...string) {
+// cliJSON runs the binary and decodes its JSON output into v.
+func cliJSON(t *testing.T, v any, args ...string) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	var stderr strings.Builder

@@ -58,7 +58,7 @@ type node struct {
 
 // startNode starts the binary on a free port with relayConfig as the
 // --config file's "relay" section (nil: none) and waits until it serves.
-func startNode(t *testing.T, relayConfig map[string]any) *node {
+func startNode(t testing.TB, relayConfig map[string]any) *node {
 	t.Helper()
 	if relayConfig == nil {
 		return startNodeWith(t, nil)
@@ -68,7 +68,7 @@ func startNode(t *testing.T, relayConfig map[string]any) *node {
 
 // startNodeWith starts the binary with config as its --config file (nil:
 // none) and waits until it serves.
-func startNodeWith(t *testing.T, config map[string]any) *node {
+func startNodeWith(t testing.TB, config map[string]any) *node {
 	t.Helper()
 	data := t.TempDir()
 	args := []string{"serve", "--data", data, "--log-level", "warn"}
@@ -126,7 +126,7 @@ func (n *node) healthy() bool {
 }
 
 // rssBytes is the node process's resident set size.
-func (n *node) rssBytes(t *testing.T) int64 {
+func (n *node) rssBytes(t testing.TB) int64 {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", n.cmd.Process.Pid))
 	if err != nil {

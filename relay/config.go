@@ -2,6 +2,8 @@ package relay
 
 import (
 	"log/slog"
+
+	"github.com/agentnode/agentnode/internal/memguard"
 	"net/netip"
 	"time"
 )
@@ -85,6 +87,8 @@ type Limits struct {
 	DefaultLimit     int           // limit applied to a REQ without one
 	MaxCount         int           // COUNT stops here and reports approximate
 	CountTimeout     time.Duration // COUNT gives up after this long
+	MaxQueryBytes    int           // bytes of events one REQ holds at most; past them it answers fewer than its limit
+	QueryMemory      int           // bytes of events all queries of the process hold at most; past them queries are refused (rate-limited)
 	EventsPerSecond  int           // sustained events per second per IP
 	EventsBurst      int           // burst of events per IP
 	MaxFutureSkew    time.Duration // created_at may be at most this far ahead
@@ -101,6 +105,12 @@ type Limits struct {
 	RequestsPerSecond     int           // sustained REQ and COUNT messages per connection
 	RequestsBurst         int           // burst of REQ and COUNT messages per connection
 	WriteTimeout          time.Duration // a write to a client that takes longer ends the connection
+
+	// Connections and memory (docs/RELAY.md, "Connections and memory").
+	// Zero takes the default; a negative value is no bound.
+	MaxConnections      int   // websockets open at once (default: from RLIMIT_NOFILE, DefaultMaxConnections)
+	MaxConnectionsPerIP int   // websockets open at once from one client address
+	MemoryCeiling       int64 // bytes the process may hold; new work is shed before it (default: memguard.DefaultCeiling)
 }
 
 // DefaultLimits are the limits of a zero-configuration node.
@@ -113,6 +123,8 @@ var DefaultLimits = Limits{
 	DefaultLimit:     500,
 	MaxCount:         1_000_000,
 	CountTimeout:     5 * time.Second,
+	MaxQueryBytes:    16 << 20,
+	QueryMemory:      192 << 20,
 	EventsPerSecond:  200,
 	EventsBurst:      2000,
 	MaxFutureSkew:    15 * time.Minute,
@@ -128,6 +140,10 @@ var DefaultLimits = Limits{
 	RequestsPerSecond:     50,
 	RequestsBurst:         500,
 	WriteTimeout:          10 * time.Second,
+
+	MaxConnectionsPerIP: 256,
+	// MaxConnections and MemoryCeiling depend on the machine: see
+	// DefaultMaxConnections and memguard.DefaultCeiling.
 }
 
 // maxStorable is the largest content, and the largest single tag item,
@@ -150,6 +166,8 @@ func (l Limits) withDefaults() Limits {
 	pick(&l.MaxLimit, d.MaxLimit)
 	pick(&l.DefaultLimit, d.DefaultLimit)
 	pick(&l.MaxCount, d.MaxCount)
+	pick(&l.MaxQueryBytes, d.MaxQueryBytes)
+	pick(&l.QueryMemory, d.QueryMemory)
 	pick(&l.EventsPerSecond, d.EventsPerSecond)
 	pick(&l.EventsBurst, d.EventsBurst)
 	pick(&l.MaxSubscriptions, d.MaxSubscriptions)
@@ -162,6 +180,11 @@ func (l Limits) withDefaults() Limits {
 	pick(&l.MaxOutboundMessages, d.MaxOutboundMessages)
 	pick(&l.RequestsPerSecond, d.RequestsPerSecond)
 	pick(&l.RequestsBurst, d.RequestsBurst)
+	pick(&l.MaxConnectionsPerIP, d.MaxConnectionsPerIP)
+	pick(&l.MaxConnections, DefaultMaxConnections())
+	if l.MemoryCeiling == 0 {
+		l.MemoryCeiling = memguard.DefaultCeiling()
+	}
 	if l.WriteTimeout == 0 {
 		l.WriteTimeout = d.WriteTimeout
 	}

@@ -5,26 +5,19 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
+
+	"github.com/agentnode/agentnode/relay/internal/lmdbw"
 )
 
 // The pinned eventstore/lmdb has two broken counters (DESIGN §4): CountEvents
 // never returns once anything matches, and CountEventsHLL panics unless an
-// HLL cache is configured. Neither is wired. Counting pages through the
-// same query path as REQ, newest first, countPage events at a time, so a
-// COUNT holds at most one page in memory whatever the store size (the
-// eventstore query gathers its whole limit before returning: asking it for
-// MaxCount events at once took GBs). It stops at Limits.MaxCount and
-// Limits.CountTimeout.
-
-// countPage is how many events one step of a count reads; a page widens
-// (doubling) only while one second holds more events than it, up to
-// maxCountPage, past which the count stops there: a store holding more
-// than 64,000 events of one second gets a lower bound, never unbounded
-// memory.
-const (
-	countPage    = 1000
-	maxCountPage = 64 * countPage
-)
+// HLL cache is configured. Neither is wired. Counting walks the same index
+// as REQ (lmdbw.Plan / Read), newest first, in one read transaction,
+// viewing each candidate in place (lmdbw.Viewer, no copy) before the
+// next: a COUNT holds no event whatever the store size and
+// however many events share a second. A search COUNT walks the ids the
+// search index ranks (one window of maxSearchWindow) the same way. It
+// stops at Limits.MaxCount and Limits.CountTimeout.
 
 // count returns how many stored events match filter, capped at MaxCount.
 // The filter's own limit is ignored, as NIP-45 asks.
@@ -36,6 +29,11 @@ func (s *store) count(ctx context.Context, filter nostr.Filter) (int64, error) {
 // countWithHLL counts like count and, when offset >= 0, also builds the
 // NIP-45 HyperLogLog of the pubkey found at that offset of each event.
 func (s *store) countWithHLL(ctx context.Context, filter nostr.Filter, offset int) (int64, *hyperloglog.HyperLogLog, error) {
+	done, err := s.enter()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer done()
 	ctx, cancel := context.WithTimeout(ctx, s.limits.CountTimeout)
 	defer cancel()
 	var hll *hyperloglog.HyperLogLog
@@ -43,7 +41,7 @@ func (s *store) countWithHLL(ctx context.Context, filter nostr.Filter, offset in
 		hll = hyperloglog.New(offset)
 	}
 	var n int64
-	err := s.eachPage(ctx, filter, func(evt *nostr.Event) bool {
+	err = s.eachMatch(ctx, filter, func(evt *nostr.Event) bool {
 		n++
 		if hll != nil {
 			hll.Add(evt.PubKey)
@@ -53,67 +51,68 @@ func (s *store) countWithHLL(ctx context.Context, filter nostr.Filter, offset in
 	return n, hll, err
 }
 
-// eachPage calls fn for every stored event matching filter, newest first,
-// reading countPage events at a time, until fn returns false. Pages are
-// cut at created_at: the next page asks `until` the oldest timestamp seen
-// and skips the events of that second already passed to fn.
-func (s *store) eachPage(ctx context.Context, filter nostr.Filter, fn func(*nostr.Event) bool) error {
-	page := filter
-	page.LimitZero = false
-	if filter.Search != "" { // ranked, not by time: one window, as bounded as a search REQ
-		page.Limit = maxSearchWindow
-		batch, err := s.querySync(ctx, page)
-		for _, evt := range batch {
-			if !fn(evt) {
-				break
-			}
-		}
-		return err
+// eachMatch calls fn with every stored event matching filter (newest
+// first; a search's in rank order, within one window) until fn returns
+// false. The event is valid only during the call. Expired events are
+// skipped.
+func (s *store) eachMatch(ctx context.Context, filter nostr.Filter, fn func(*nostr.Event) bool) error {
+	if hasHashTagKey(filter) {
+		return nil
 	}
-	size := countPage
-	var boundary map[string]struct{} // ids already seen at the page's until
-	for {
-		page.Limit = size
-		batch, err := s.querySync(ctx, page)
-		if err != nil {
+	filter = dedupeFilter(filter)
+	since, until, ok := timeBounds(filter)
+	if !ok {
+		return nil
+	}
+	m := matcher{filter: filter, now: nostr.Now(), fn: fn}
+	plan := s.reader.Plan(filter)
+	if filter.Search != "" {
+		window := filter
+		window.Limit = maxSearchWindow
+		ids, err := s.search.ids(ctx, window)
+		if err != nil || len(ids) == 0 {
 			return err
 		}
-		fresh := 0
-		for _, evt := range batch {
-			if _, seen := boundary[evt.ID]; seen {
-				continue
-			}
-			fresh++
-			if !fn(evt) {
-				return nil
-			}
-		}
-		if len(batch) < size {
-			return nil
-		}
-		oldest := batch[len(batch)-1].CreatedAt
-		if page.Until != nil && *page.Until == oldest && fresh == 0 {
-			if size >= maxCountPage { // a second holding more events than a page may: a lower bound, in bounded memory
-				return nil
-			}
-			size *= 2 // a whole page within one second: widen it to get past
-			continue
-		}
-		boundary = idsAt(batch, oldest, boundary, page.Until != nil && *page.Until == oldest)
-		page.Until = &oldest
+		m.wanted = wantedIDs(ids)
+		plan = s.reader.Plan(nostr.Filter{IDs: ids})
 	}
+	err := s.reader.Read(ctx, plan, since, until, m.visit)
+	if err == nil {
+		err = m.failed
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
 }
 
-// idsAt returns the ids of batch created at ts, added to prev when keep.
-func idsAt(batch []*nostr.Event, ts nostr.Timestamp, prev map[string]struct{}, keep bool) map[string]struct{} {
-	out := map[string]struct{}{}
-	if keep {
-		out = prev
+// matcher is the visit of a count: each candidate is viewed in place
+// (lmdbw.Viewer: nothing copied, nothing held) and handed to fn if it
+// matches.
+type matcher struct {
+	filter nostr.Filter
+	now    nostr.Timestamp
+	fn     func(*nostr.Event) bool
+	wanted map[string]struct{} // a search's ids not met yet (nil: any)
+	viewer lmdbw.Viewer
+	failed error
+}
+
+func (m *matcher) visit(_ uint32, raw []byte) bool {
+	if len(raw) < 138 {
+		m.failed = errRecord
+		return false
 	}
-	for _, evt := range batch {
-		if evt.CreatedAt == ts {
-			out[evt.ID] = struct{}{}
-		}
+	if m.wanted != nil && !takeWanted(m.wanted, raw) {
+		return true
 	}
-	return out
+	evt, err := m.viewer.View(raw)
+	if err != nil {
+		m.failed = err
+		return false
+	}
+	if isExpired(evt, m.now) || !m.filter.Matches(evt) {
+		return true
+	}
+	return m.fn(evt)
 }

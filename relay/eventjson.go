@@ -79,6 +79,27 @@ func (rd *recordDecoder) decode(raw []byte) (*nostr.Event, []byte, error) {
 	return evt, rd.d.buf[rd.d.start:len(rd.d.buf):len(rd.d.buf)], nil
 }
 
+// decoderMark is where a recordDecoder stood before a decode.
+type decoderMark struct {
+	buf    []byte
+	events []nostr.Event
+	tags   []nostr.Tag
+	items  []string
+}
+
+// mark is the decoder's current position, for rollback.
+func (rd *recordDecoder) mark() decoderMark {
+	return decoderMark{rd.d.buf, rd.events, rd.tags, rd.items}
+}
+
+// rollback returns the decoder to m, dropping every event decoded since:
+// their memory is reused by the next decode, so nothing may still hold
+// them. A query rolls back each candidate that does not match, so that
+// its arena holds the answer, not everything it read.
+func (rd *recordDecoder) rollback(m decoderMark) {
+	rd.d.buf, rd.events, rd.tags, rd.items = m.buf, m.events, m.tags, m.items
+}
+
 // tagList returns n fresh tag slots from the slab.
 func (rd *recordDecoder) tagList(n int) nostr.Tags {
 	if cap(rd.tags)-len(rd.tags) < n {

@@ -95,6 +95,8 @@ type limitationDocument struct {
 	EventsPerSecond      int            `json:"events_per_second"`
 	EventsBurst          int            `json:"events_burst"`
 	MaxCount             int            `json:"max_count"`
+	MaxConnections       int            `json:"max_connections"`        // websockets open at once (0: no bound)
+	MaxConnectionsPerIP  int            `json:"max_connections_per_ip"` // websockets open at once from one address (0: no bound)
 }
 
 // serveNIP11 answers a request for the relay information document.
@@ -115,6 +117,8 @@ func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
 		EventsPerSecond:         max(lim.EventsPerSecond, 0),
 		EventsBurst:             max(lim.EventsBurst, 0),
 		MaxCount:                lim.MaxCount,
+		MaxConnections:          max(lim.MaxConnections, 0),
+		MaxConnectionsPerIP:     max(lim.MaxConnectionsPerIP, 0),
 	}}
 	w.Header().Set("Content-Type", "application/nostr+json")
 	w.Header().Set("Access-Control-Allow-Origin", "*")

@@ -41,6 +41,7 @@ const pgAnnounceWait = 5 * time.Second
 type pgBackend struct {
 	pg     *pgstore.Store
 	limits Limits
+	budget *queryBudget // the memory all reads hold (querybudget.go)
 	log    *slog.Logger
 	lock   *dirLock // the data directory's, when there is one
 
@@ -125,7 +126,7 @@ func openPG(ctx context.Context, url string, limits Limits, log *slog.Logger) (*
 	}
 	pg.MaxLimit = limits.MaxCount + 1 // the relay chooses every limit itself
 	pg.SearchText = SearchText        // the same searchable text as the LMDB mode's index
-	return &pgBackend{pg: pg, limits: limits, log: log, in: make(chan *pgWrite, maxIngestBatch),
+	return &pgBackend{pg: pg, limits: limits, budget: newQueryBudget(limits.QueryMemory), log: log, in: make(chan *pgWrite, maxIngestBatch),
 		out: make(chan pgCommit, 64), stop: make(chan struct{}), moved: make(chan struct{}), ready: make(chan struct{}),
 		reads: make(chan struct{}, max(1, pg.MaxConns()-pgReserved))}, nil
 }
@@ -399,7 +400,17 @@ func (b *pgBackend) querySync(ctx context.Context, filter nostr.Filter) ([]*nost
 		return nil, err
 	}
 	defer release()
-	evts, err := b.pg.Query(ctx, filter)
+	c := b.budget.newCharge(b.limits.MaxQueryBytes)
+	defer c.release()
+	evts, err := b.pg.QueryWithin(ctx, filter, func(size int) error {
+		if err := c.grow(size); err != errTooMuch {
+			return err
+		}
+		return pgstore.ErrEnough // the newest events, up to the ceiling
+	})
+	if errors.Is(err, errBusy) {
+		return nil, errBusy
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Error("query failed", "err", err)
@@ -439,14 +450,13 @@ func (b *pgBackend) countWithHLL(ctx context.Context, filter nostr.Filter, offse
 	if offset < 0 {
 		return n, nil, nil
 	}
-	filter.Limit = maxSearchWindow
-	evts, err := b.pg.Query(ctx, filter)
+	keys, err := b.pg.Pubkeys(ctx, filter, maxSearchWindow)
 	if err != nil {
 		return 0, nil, errorf("error", "count failed")
 	}
 	hll := hyperloglog.New(offset)
-	for _, evt := range evts {
-		hll.Add(evt.PubKey)
+	for _, pk := range keys {
+		hll.Add(pk)
 	}
 	return n, hll, nil
 }

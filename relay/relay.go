@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentnode/agentnode/internal/memguard"
 	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
@@ -30,6 +31,11 @@ type Relay struct {
 	conns  map[*khatru.WebSocket]struct{}
 
 	slowConsumers atomic.Int64 // connections cut off for not reading
+	refusedConns  atomic.Int64 // websockets refused by the connection bounds
+	shed          atomic.Int64 // connections and HTTP requests refused while busy
+
+	connLimit *policies.ConnLimiter // websockets per address and in all (conns.go)
+	mem       *memguard.Guard       // the memory ceiling (nil: none)
 
 	refused refusalCounts // events the policies refused (refusals.go)
 
@@ -83,6 +89,7 @@ func (r *Relay) wire() {
 	rl.MaxMessageSize = int64(lim.MaxMessageBytes)
 	rl.Info = r.info()
 	r.wireBudgets(rl, lim)
+	r.wireConnections(rl)
 
 	// Every filter passes here before khatru computes NIP-45 HLL offsets.
 	r.khatru.Route().Req(func(f nostr.Filter) bool { policies.GuardHLLOffset(f); return false }).Relay(rl)
@@ -150,6 +157,8 @@ type Stats struct {
 	Connections   int           // open websocket connections
 	Subscriptions int           // live subscription filters over all connections
 	SlowConsumers int64         // connections cut off for not reading
+	RefusedConns  int64         // websockets refused by MaxConnections or MaxConnectionsPerIP
+	Shed          int64         // websockets and HTTP requests refused while busy (MemoryCeiling)
 	Batches       int64         // write transactions committed (or failed) by the group-commit writer
 	BatchOps      int64         // events, replacements and deletions in them
 	CommitTime    time.Duration // time spent committing them (fsync included)
@@ -159,7 +168,7 @@ type Stats struct {
 func (r *Relay) Stats() Stats {
 	g := r.store.stats()
 	return Stats{Connections: r.Connections(), Subscriptions: r.khatru.Relay.ListenerCount(),
-		SlowConsumers: r.slowConsumers.Load(), Batches: g.batches, BatchOps: g.ops,
+		SlowConsumers: r.slowConsumers.Load(), RefusedConns: r.refusedConns.Load(), Shed: r.shed.Load(), Batches: g.batches, BatchOps: g.ops,
 		CommitTime: time.Duration(g.commitNanos)}
 }
 

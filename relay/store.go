@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,6 +33,7 @@ type store struct {
 	ingest *ingester     // the single writer: every save, replace and delete
 	reader *lmdbw.Writer // reads the same layout for queries (read.go)
 	limits Limits
+	budget *queryBudget // the memory all reads hold (querybudget.go)
 	log    *slog.Logger
 	lock   *dirLock // the data directory's (lock.go)
 
@@ -79,7 +81,8 @@ func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Lo
 		search.close()
 		return nil, fmt.Errorf("open event writer: %w", err)
 	}
-	s := &store{events: events, search: search, ingest: newIngester(w, search, log), reader: w, limits: limits, log: log}
+	s := &store{events: events, search: search, ingest: newIngester(w, search, log), reader: w, limits: limits,
+		budget: newQueryBudget(limits.QueryMemory), log: log}
 	if !clean {
 		if err := s.rebuildSearch(ctx, log); err != nil {
 			s.close()
@@ -92,29 +95,23 @@ func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Lo
 // rebuildSearch re-indexes every searchable event in LMDB: after a crash
 // the asynchronous index may lack the last events (re-indexing is an
 // idempotent update; entries of since-deleted events are harmless, as
-// search results are read back from LMDB).
+// search results are read back from LMDB). One walk of the kind index,
+// each event decoded alone and queued: it holds no page of events.
 func (s *store) rebuildSearch(ctx context.Context, log *slog.Logger) error {
-	const page = 5000
-	seen := map[string]struct{}{}
-	var until *nostr.Timestamp
-	for {
-		evts, err := s.drain(s.events.QueryEvents(ctx, nostr.Filter{Kinds: searchKinds, Until: until, Limit: page}))
+	n, failed := 0, error(nil)
+	f := nostr.Filter{Kinds: searchKinds}
+	err := s.reader.Read(ctx, s.reader.Plan(f), 0, math.MaxUint32, func(_ uint32, raw []byte) bool {
+		evt, err := lmdbw.Decode(raw)
 		if err != nil {
-			return fmt.Errorf("rebuild search index: %w", err)
+			failed = err
+			return false
 		}
-		fresh := 0
-		for _, evt := range evts {
-			if _, ok := seen[evt.ID]; !ok {
-				seen[evt.ID] = struct{}{}
-				s.search.index(evt)
-				fresh++
-			}
-		}
-		if fresh == 0 || len(evts) < page {
-			break
-		}
-		oldest := evts[len(evts)-1].CreatedAt
-		until = &oldest
+		s.search.index(evt)
+		n++
+		return true
+	})
+	if err = errors.Join(err, failed); err != nil {
+		return fmt.Errorf("rebuild search index: %w", err)
 	}
 	if err := s.search.flush(ctx); err != nil {
 		// A full disk must not keep the relay from starting: searches miss
@@ -122,8 +119,8 @@ func (s *store) rebuildSearch(ctx context.Context, log *slog.Logger) error {
 		log.Warn("search index rebuild not written", "err", err)
 		return ctx.Err()
 	}
-	if len(seen) > 0 {
-		log.Info("search index rebuilt from the event store", "events", len(seen))
+	if n > 0 {
+		log.Info("search index rebuilt from the event store", "events", n)
 	}
 	return nil
 }
@@ -291,95 +288,6 @@ func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Eve
 	}
 	close(out)
 	return out, nil
-}
-
-// collectSearch answers a search filter (ranked by the search index).
-func (s *store) collectSearch(ctx context.Context, filter nostr.Filter) ([]hit, []*nostr.Event, error) {
-	matched, expired, err := s.collect(ctx, filter)
-	hits := make([]hit, len(matched))
-	for i, evt := range matched {
-		hits[i] = hit{evt: evt}
-	}
-	return hits, expired, err
-}
-
-// collect gathers up to filter.Limit matching events of a search,
-// widening the ranked window while post-filtering (ids, tags, expiry)
-// leaves the answer short.
-func (s *store) collect(ctx context.Context, filter nostr.Filter) (matched, expired []*nostr.Event, err error) {
-	ask := filter.Limit
-	for {
-		window := filter
-		window.Limit = ask
-		raw, err := s.fetchSearch(ctx, window)
-		if err != nil {
-			return nil, nil, err
-		}
-		matched, expired = sift(raw, filter, nostr.Now())
-		exhausted := len(raw) < ask || ask >= s.limits.MaxCount || ask >= maxSearchWindow
-		if len(matched) >= filter.Limit || exhausted || ctx.Err() != nil {
-			break
-		}
-		ask = min(ask*4, s.limits.MaxCount)
-	}
-	if len(matched) > filter.Limit {
-		matched = matched[:filter.Limit]
-	}
-	return matched, expired, ctx.Err()
-}
-
-// fetchSearch reads the events the search index ranks best, in its order.
-func (s *store) fetchSearch(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
-	ids, err := s.search.ids(ctx, filter)
-	if err != nil || len(ids) == 0 {
-		return nil, err
-	}
-	found, err := s.drain(s.events.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)}))
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[string]*nostr.Event, len(found))
-	for _, evt := range found {
-		byID[evt.ID] = evt
-	}
-	ranked := make([]*nostr.Event, 0, len(found))
-	for _, id := range ids {
-		if evt, ok := byID[id]; ok {
-			ranked = append(ranked, evt)
-		}
-	}
-	return ranked, nil
-}
-
-// drain collects a query channel to the end: an abandoned channel would pin
-// an LMDB read transaction.
-func (s *store) drain(src chan *nostr.Event, err error) ([]*nostr.Event, error) {
-	if err != nil {
-		return nil, err
-	}
-	var raw []*nostr.Event
-	for evt := range src {
-		raw = append(raw, evt)
-	}
-	return raw, nil
-}
-
-// sift keeps the events of raw that match filter, once each, and sets the
-// expired ones apart.
-func sift(raw []*nostr.Event, filter nostr.Filter, now nostr.Timestamp) (matched, expired []*nostr.Event) {
-	seen := make(map[string]struct{}, len(raw))
-	for _, evt := range raw {
-		if isExpired(evt, now) {
-			expired = append(expired, evt)
-			continue
-		}
-		if _, dup := seen[evt.ID]; dup || !filter.Matches(evt) {
-			continue
-		}
-		seen[evt.ID] = struct{}{}
-		matched = append(matched, evt)
-	}
-	return matched, expired
 }
 
 // querySync collects query's results.

@@ -21,8 +21,9 @@ type agentData struct {
 	// Verification is the two-way owner check and the events it rests on.
 	Verification relay.Verification
 	Definition   *events.Definition // nil when not on this node
-	Lessons      []lessonRow
-	Judged       bool // the lessons carry this node's trust decisions (the agent runs here)
+	MoreReviews  int                // reviews beyond the maxReviews listed
+	lessonPage
+	Judged bool // the lessons carry this node's trust decisions (the agent runs here)
 }
 
 // lessonRow is one lesson with the trust decision, when judged.
@@ -34,8 +35,8 @@ type lessonRow struct {
 	Reason  string
 }
 
-// maxLessons bounds the lessons one page lists.
-const maxLessons = 200
+// maxReviews bounds the reviews an agent's page lists (newest first).
+const maxReviews = 50
 
 // agentPage renders /agents/{id} (hex or npub).
 func (s *Site) agentPage(r *http.Request) (view, error) {
@@ -48,6 +49,9 @@ func (s *Site) agentPage(r *http.Request) (view, error) {
 	if s.cfg.Directory != nil {
 		d.Agent, d.Known = s.cfg.Directory.Get(id)
 		d.Metrics, _ = s.cfg.Directory.Metrics(id)
+		if n := len(d.Metrics.Reviews); n > maxReviews {
+			d.Metrics.Reviews, d.MoreReviews = d.Metrics.Reviews[:maxReviews], n-maxReviews
+		}
 	}
 	if d.Verification, err = relay.VerifyAgent(ctx, s.cfg.Store, id); err != nil {
 		return view{}, err
@@ -59,10 +63,10 @@ func (s *Site) agentPage(r *http.Request) (view, error) {
 	if d.Definition, err = s.definition(ctx, definitionOf(d)); err != nil {
 		return view{}, err
 	}
-	if d.Lessons, d.Judged, err = s.lessonsOf(ctx, id, d.Definition); err != nil {
+	if err = s.lessonsOf(ctx, &d, parseLessonCursor(r)); err != nil {
 		return view{}, err
 	}
-	return view{name: "agent", title: d.Name, data: d}, nil
+	return view{name: "agent", title: clip(maxTitle, d.Name), data: d}, nil
 }
 
 // agentName is the directory's name, else the profile's, else the npub.
@@ -108,44 +112,31 @@ func (s *Site) definition(ctx context.Context, id string) (*events.Definition, e
 	return def, nil
 }
 
-// lessonsOf lists the lessons on def, newest first, with this node's
-// trust decision for agent when the agent runs here (judged).
-func (s *Site) lessonsOf(ctx context.Context, agent string, def *events.Definition) ([]lessonRow, bool, error) {
-	if def == nil {
-		return nil, false, nil
+// lessonsOf reads the page of lessons at cur on the agent's definition,
+// newest first, with this node's trust decision when the agent runs here
+// (judged).
+func (s *Site) lessonsOf(ctx context.Context, d *agentData, cur cursor) error {
+	if d.Definition == nil {
+		return nil
 	}
-	rows, err := s.definitionLessons(ctx, def.ID)
-	if err != nil || s.cfg.Lessons == nil {
-		return rows, false, err
+	var err error
+	if d.lessonPage, err = s.lessonPageOf(ctx, d.Definition.ID, cur); err != nil || s.cfg.Lessons == nil {
+		return err
 	}
-	eff, err := s.cfg.Lessons.Effective(ctx, agent)
+	eff, err := s.cfg.Lessons.Effective(ctx, d.ID)
 	if err != nil { // not an agent of this node: no decision to show
-		return rows, false, nil
+		return nil
 	}
 	byID := map[string]int{}
-	for i, row := range rows {
+	for i, row := range d.Lessons {
 		byID[row.ID] = i
 	}
 	for _, lv := range eff.Lessons {
 		if i, ok := byID[lv.ID]; ok {
+			rows := d.Lessons
 			rows[i].Judged, rows[i].Applied, rows[i].Rule, rows[i].Reason = true, lv.Applied, lv.Rule, lv.Reason
 		}
 	}
-	return rows, true, nil
-}
-
-// definitionLessons reads the lessons that reference definition id.
-func (s *Site) definitionLessons(ctx context.Context, id string) ([]lessonRow, error) {
-	evts, err := s.cfg.Store.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindLesson},
-		Tags: nostr.TagMap{"e": {id}}, Limit: maxLessons})
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]lessonRow, 0, len(evts))
-	for _, evt := range evts {
-		if l, err := events.ParseLesson(evt); err == nil {
-			rows = append(rows, lessonRow{Lesson: l})
-		}
-	}
-	return rows, nil
+	d.Judged = true
+	return nil
 }

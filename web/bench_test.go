@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,9 +32,66 @@ func BenchmarkDirectoryPage(b *testing.B) {
 	}
 }
 
+// BenchmarkBigPages serves / and a definition's page from a node whose
+// store holds what issue 21 attacked with: 1,000 definitions of 60 KB
+// created in one second, and 200 lessons of 64 KB (also in one second) on
+// one definition; it reports TTFB p50/p90 and the page size:
+//
+//	go test -tags libsecp256k1 -run '^$' -bench BigPages -benchtime 50x ./web/
+func BenchmarkBigPages(b *testing.B) {
+	srv, target := bigNode(b)
+	for _, path := range []string{"/", "/definitions/" + target} {
+		b.Run(path[:min(len(path), 16)], func(b *testing.B) { benchPage(b, srv, path) })
+	}
+}
+
+// bigNode is a node holding the big data set (built once per process).
+func bigNode(b *testing.B) (*httptest.Server, string) {
+	b.Helper()
+	bigOnce.Do(func() {
+		ctx := context.Background()
+		rel, err := relay.Open(ctx, relay.Config{DataDir: b.TempDir(), Limits: relay.Limits{EventsPerSecond: -1}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		at := nostr.Now() - 3600
+		big := strings.Repeat("lorem ipsum ", 5000)
+		author := nostr.GeneratePrivateKey()
+		publishAll(b, rel, 1000, func(i int) *nostr.Event {
+			return sign(b, author, nostr.Event{Kind: 4199, CreatedAt: at, Content: fmt.Sprint(i, big),
+				Tags: nostr.Tags{{"title", fmt.Sprint("big ", i)}}})
+		})
+		target := sign(b, author, nostr.Event{Kind: 4199, CreatedAt: at + 1, Tags: nostr.Tags{{"title", "lessons target"}}})
+		if err := rel.Publish(ctx, target); err != nil {
+			b.Fatal(err)
+		}
+		lesson := strings.Repeat("x", 65_000)
+		publishAll(b, rel, 200, func(i int) *nostr.Event {
+			return sign(b, nostr.GeneratePrivateKey(), nostr.Event{Kind: 4129, CreatedAt: at + 2, Content: fmt.Sprint(i, lesson)[:65_000],
+				Tags: nostr.Tags{{"e", target.ID}, {"title", fmt.Sprint("lesson ", i)}}})
+		})
+		dir := directory.New(directory.Config{Source: rel, HeartbeatTTL: time.Hour})
+		ran := make(chan error, 1)
+		go func() { ran <- dir.Run(ctx) }() // like the node, it runs until the process ends
+		select {
+		case <-dir.Ready():
+		case err := <-ran:
+			b.Fatal(err)
+		}
+		mux := http.NewServeMux()
+		web.New(web.Config{Store: rel, Directory: dir}).Mount(mux, rel)
+		bigSrv, bigTarget = httptest.NewServer(mux), target.ID
+	})
+	return bigSrv, bigTarget
+}
+
 var (
 	benchMu  sync.Mutex
 	benchSrv *httptest.Server
+
+	bigOnce   sync.Once
+	bigSrv    *httptest.Server
+	bigTarget string
 )
 
 // benchNode is the populated node's HTTP server (built on first use; it

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/agentnode/agentnode/agentd/directory"
@@ -10,11 +11,22 @@ import (
 // definitionData is a definition's page.
 type definitionData struct {
 	Definition *events.Definition
-	Agents     []directory.Agent // agents the directory knows running it
-	Lessons    []lessonRow
+	Agents     []directory.Agent // agents the directory knows running it, best first
+	Running    directory.Running // how many in all
+	lessonPage
 }
 
-// definitionPage renders /definitions/{id}.
+// lessonPage is a page of lessons with its paging links.
+type lessonPage struct {
+	Lessons     []lessonRow
+	LessonsNext *Cursor // the next page, nil if none
+	LessonsMore bool    // not the first page
+}
+
+// maxAgentsListed bounds the agents a definition's page lists.
+const maxAgentsListed = 50
+
+// definitionPage renders /definitions/{id} (?until=&skip= pages its lessons).
 func (s *Site) definitionPage(r *http.Request) (view, error) {
 	ctx := r.Context()
 	def, err := s.definition(ctx, r.PathValue("id"))
@@ -25,13 +37,20 @@ func (s *Site) definitionPage(r *http.Request) (view, error) {
 		return notFound("This node holds no definition with that id."), nil
 	}
 	d := definitionData{Definition: def}
-	for _, a := range s.agents(directory.Query{IncludeUnavailable: true, Limit: -1}) {
-		if a.DefinitionID == def.ID {
-			d.Agents = append(d.Agents, a)
-		}
+	if s.cfg.Directory != nil {
+		d.Agents, d.Running = s.cfg.Directory.AgentsOf(def.ID, maxAgentsListed), s.cfg.Directory.RunningOf(def.ID)
 	}
-	if d.Lessons, err = s.definitionLessons(ctx, def.ID); err != nil {
+	if d.lessonPage, err = s.lessonPageOf(ctx, def.ID, parseLessonCursor(r)); err != nil {
 		return view{}, err
 	}
-	return view{name: "definition", title: def.Title, data: d}, nil
+	return view{name: "definition", title: clip(maxTitle, def.Title), data: d}, nil
+}
+
+// lessonPageOf reads the page of lessons on definition id at cur.
+func (s *Site) lessonPageOf(ctx context.Context, id string, cur cursor) (lessonPage, error) {
+	rows, next, err := s.lessonsAt(ctx, id, cur)
+	if err != nil {
+		return lessonPage{}, err
+	}
+	return lessonPage{Lessons: rows, LessonsNext: next.link(), LessonsMore: cur.until != 0}, nil
 }

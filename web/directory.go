@@ -1,18 +1,14 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 
-	"github.com/nbd-wtf/go-nostr"
-
 	"github.com/agentnode/agentnode/agentd/directory"
-	"github.com/agentnode/agentnode/events"
 )
 
 // directoryData is the index page: a page of agents (ranked) and a page
-// of definitions (newest first).
+// of definitions (newest first), both read from the directory's index.
 type directoryData struct {
 	Agents      []agentRow
 	AgentsTotal int
@@ -21,8 +17,9 @@ type directoryData struct {
 	AgentsNext  int // offset of the next page, -1 if none
 
 	Definitions []definitionRow
-	DefsNext    *Cursor // the next page of definitions, nil if none
-	DefsFirst   bool    // the first page of definitions
+	DefsTotal   int
+	DefsNext    *directory.DefCursor // the next page of definitions, nil if none
+	DefsFirst   bool                 // the first page of definitions
 }
 
 // agentRow is one agent in a list.
@@ -33,38 +30,56 @@ type agentRow struct {
 
 // definitionRow is one definition in a list.
 type definitionRow struct {
-	*events.Definition
-	Agents    int // agents the directory knows running this version
-	Available int // of which available now
+	directory.Definition
+	directory.Running // agents the directory knows running this version
 }
 
-// directoryPage renders / (query: agents=<offset>, until=<ts>&skip=<n>).
+// maxAgentOffset bounds ?agents= (a page past it is the last one).
+const maxAgentOffset = 1_000_000
+
+// directoryPage renders / (query: agents=<offset>, until=<ts>&after=<id>).
+// It reads nothing but the directory's index: a page costs the same
+// however many events share a second or however large they are.
 func (s *Site) directoryPage(r *http.Request) (view, error) {
-	ctx := r.Context()
-	all := s.agents(directory.Query{IncludeUnavailable: true, Limit: -1})
-	d := directoryData{AgentsTotal: len(all), AgentsPrev: -1, AgentsNext: -1}
-	off := atoiRange(r.FormValue("agents"), 0, len(all))
-	end := min(off+s.cfg.PageSize, len(all))
-	d.AgentsFrom = off + 1
-	if off > 0 {
-		d.AgentsPrev = max(off-s.cfg.PageSize, 0)
+	d := directoryData{AgentsPrev: -1, AgentsNext: -1}
+	off := atoiRange(r.FormValue("agents"), 0, maxAgentOffset)
+	if s.cfg.Directory != nil {
+		s.agentPage0(&d, off)
+		s.definitionPage0(&d, parseCursor(r))
 	}
-	if end < len(all) {
+	return view{name: "index", title: "Directory", data: d}, nil
+}
+
+// agentPage0 fills d with the page of agents at offset off.
+func (s *Site) agentPage0(d *directoryData, off int) {
+	agents, total := s.cfg.Directory.SearchPage(directory.Query{IncludeUnavailable: true, Limit: s.cfg.PageSize, Offset: off})
+	d.AgentsTotal, d.AgentsFrom = total, min(off, total)+1
+	if off > 0 {
+		d.AgentsPrev = max(min(off, total)-s.cfg.PageSize, 0)
+	}
+	if end := off + len(agents); end < total {
 		d.AgentsNext = end
 	}
-	rows, err := s.agentRows(ctx, all[off:end])
-	if err != nil {
-		return view{}, err
+	d.Agents = make([]agentRow, len(agents))
+	for i, a := range agents {
+		d.Agents[i] = agentRow{Agent: a}
+		if def, ok := s.cfg.Directory.Definition(a.DefinitionID); ok {
+			d.Agents[i].DefinitionTitle = def.Title
+		}
 	}
-	d.Agents = rows
-	cur := parseCursor(r)
-	d.DefsFirst = cur.until == 0
-	defs, next, err := s.definitionsAt(ctx, cur)
-	if err != nil {
-		return view{}, err
+}
+
+// definitionPage0 fills d with the page of definitions at cur.
+func (s *Site) definitionPage0(d *directoryData, cur directory.DefCursor) {
+	defs, next := s.cfg.Directory.Definitions(cur, s.cfg.PageSize)
+	d.DefsFirst, d.DefsTotal = cur.IsZero(), s.cfg.Directory.DefinitionCount()
+	if !next.IsZero() {
+		d.DefsNext = &next
 	}
-	d.Definitions, d.DefsNext = definitionRows(defs, all), next.link()
-	return view{name: "index", title: "Directory", data: d}, nil
+	d.Definitions = make([]definitionRow, len(defs))
+	for i, def := range defs {
+		d.Definitions[i] = definitionRow{Definition: def, Running: s.cfg.Directory.RunningOf(def.ID)}
+	}
 }
 
 // agents searches the directory (none without one).
@@ -73,53 +88,6 @@ func (s *Site) agents(q directory.Query) []directory.Agent {
 		return nil
 	}
 	return s.cfg.Directory.Search(q)
-}
-
-// agentRows adds each agent's definition title, read in one query.
-func (s *Site) agentRows(ctx context.Context, agents []directory.Agent) ([]agentRow, error) {
-	var ids []string
-	for _, a := range agents {
-		if events.IsHex64(a.DefinitionID) {
-			ids = append(ids, a.DefinitionID)
-		}
-	}
-	titles := map[string]string{}
-	if len(ids) > 0 {
-		evts, err := s.cfg.Store.QuerySync(ctx, nostr.Filter{IDs: ids, Kinds: []int{events.KindDefinition}, Limit: len(ids)})
-		if err != nil {
-			return nil, err
-		}
-		for _, evt := range evts {
-			if def, err := events.ParseDefinition(evt); err == nil {
-				titles[def.ID] = def.Title
-			}
-		}
-	}
-	rows := make([]agentRow, len(agents))
-	for i, a := range agents {
-		rows[i] = agentRow{Agent: a, DefinitionTitle: titles[a.DefinitionID]}
-	}
-	return rows, nil
-}
-
-// definitionRows counts, for each definition, the agents running it.
-func definitionRows(defs []*events.Definition, agents []directory.Agent) []definitionRow {
-	type count struct{ all, up int }
-	counts := map[string]count{}
-	for _, a := range agents {
-		c := counts[a.DefinitionID]
-		c.all++
-		if a.Available {
-			c.up++
-		}
-		counts[a.DefinitionID] = c
-	}
-	rows := make([]definitionRow, len(defs))
-	for i, def := range defs {
-		c := counts[def.ID]
-		rows[i] = definitionRow{Definition: def, Agents: c.all, Available: c.up}
-	}
-	return rows
 }
 
 // atoiRange parses s as an int in [lo, hi]; anything else is lo.

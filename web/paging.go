@@ -7,23 +7,42 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/events"
 )
 
-// cursor is where a page of definitions starts: events created at or
-// before until, skipping the first skip of those created exactly at until
-// (they were on the previous page). until 0 is the first page.
+// parseCursor reads the directory's ?until=<ts>&after=<id>; anything
+// malformed is the first page.
+func parseCursor(r *http.Request) directory.DefCursor {
+	ts, err := strconv.ParseInt(r.FormValue("until"), 10, 64)
+	after := r.FormValue("after")
+	if err != nil || ts <= 0 || !events.IsHex64(after) {
+		return directory.DefCursor{}
+	}
+	return directory.DefCursor{Until: nostr.Timestamp(ts), After: after}
+}
+
+// cursor is where a page of lessons starts: events created at or before
+// until, skipping the first skip of those created exactly at until (they
+// were on the previous page). until 0 is the first page.
 type cursor struct {
 	until nostr.Timestamp
 	skip  int
 }
 
-// maxSkip bounds a cursor's skip (a crafted one cannot make a page read
-// the whole store).
-const maxSkip = 5000
+// Lessons are read from the store a page at a time.
+const (
+	// LessonPage is how many lessons a page lists.
+	LessonPage = 20
+	// maxSkip bounds a cursor's skip: a page reads at most maxSkip +
+	// LessonPage + 1 events. Past that many lessons in one second, the next
+	// page starts at the second before (docs/WEB.md#bounds).
+	maxSkip = 200
+)
 
-// parseCursor reads ?until=<ts>&skip=<n>; anything malformed is the first page.
-func parseCursor(r *http.Request) cursor {
+// parseLessonCursor reads ?until=<ts>&skip=<n>; anything malformed is the
+// first page.
+func parseLessonCursor(r *http.Request) cursor {
 	ts, err := strconv.ParseInt(r.FormValue("until"), 10, 64)
 	if err != nil || ts <= 0 {
 		return cursor{}
@@ -45,11 +64,10 @@ func (c cursor) link() *Cursor {
 	return &Cursor{Until: int64(c.until), Skip: c.skip}
 }
 
-// definitionsAt reads one page of definitions, newest first, and the
-// cursor of the next page (zero when this is the last).
-func (s *Site) definitionsAt(ctx context.Context, cur cursor) ([]*events.Definition, cursor, error) {
-	size := s.cfg.PageSize
-	f := nostr.Filter{Kinds: []int{events.KindDefinition}, Limit: cur.skip + size + 1}
+// lessonsAt reads one page of the lessons on definition id, newest first,
+// and the cursor of the next page (zero when this is the last).
+func (s *Site) lessonsAt(ctx context.Context, id string, cur cursor) ([]lessonRow, cursor, error) {
+	f := nostr.Filter{Kinds: []int{events.KindLesson}, Tags: nostr.TagMap{"e": {id}}, Limit: cur.skip + LessonPage + 1}
 	if cur.until != 0 {
 		until := cur.until
 		f.Until = &until
@@ -59,18 +77,18 @@ func (s *Site) definitionsAt(ctx context.Context, cur cursor) ([]*events.Definit
 		return nil, cursor{}, err
 	}
 	evts = skipAt(evts, cur)
-	more := len(evts) > size
-	evts = evts[:min(len(evts), size)]
-	defs := make([]*events.Definition, 0, len(evts))
+	more := len(evts) > LessonPage
+	evts = evts[:min(len(evts), LessonPage)]
+	rows := make([]lessonRow, 0, len(evts))
 	for _, evt := range evts {
-		if def, err := events.ParseDefinition(evt); err == nil {
-			defs = append(defs, def)
+		if l, err := events.ParseLesson(evt); err == nil {
+			rows = append(rows, lessonRow{Lesson: l})
 		}
 	}
 	if !more || len(evts) == 0 {
-		return defs, cursor{}, nil
+		return rows, cursor{}, nil
 	}
-	return defs, nextCursor(evts, cur), nil
+	return rows, nextCursor(evts, cur), nil
 }
 
 // skipAt drops the events of cur.until that the previous page showed.
@@ -84,6 +102,7 @@ func skipAt(evts []*nostr.Event, cur cursor) []*nostr.Event {
 
 // nextCursor starts after the last shown event: at its timestamp,
 // skipping every shown event of that timestamp (and those cur skipped).
+// Past maxSkip it starts at the second before.
 func nextCursor(shown []*nostr.Event, cur cursor) cursor {
 	last := shown[len(shown)-1].CreatedAt
 	next := cursor{until: last}
@@ -92,6 +111,9 @@ func nextCursor(shown []*nostr.Event, cur cursor) cursor {
 	}
 	if last == cur.until {
 		next.skip += cur.skip
+	}
+	if next.skip > maxSkip {
+		return cursor{until: last - 1}
 	}
 	return next
 }

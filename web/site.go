@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -23,11 +24,18 @@ type Store interface {
 	QuerySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error)
 }
 
-// Directory is the agent directory (*directory.Directory satisfies it).
+// Directory is the agent directory (*directory.Directory satisfies it):
+// an index the pages read a page at a time, never whole.
 type Directory interface {
 	Search(q directory.Query) []directory.Agent
+	SearchPage(q directory.Query) ([]directory.Agent, int)
 	Get(id string) (directory.Agent, bool)
 	Metrics(id string) (directory.Metrics, bool)
+	Definitions(cur directory.DefCursor, n int) ([]directory.Definition, directory.DefCursor)
+	Definition(id string) (directory.Definition, bool)
+	DefinitionCount() int
+	RunningOf(id string) directory.Running
+	AgentsOf(id string, n int) []directory.Agent
 }
 
 // Lessons judges an agent's lessons under the node's trust policy
@@ -61,11 +69,20 @@ type Config struct {
 	// PageSize is how many agents or definitions one directory page
 	// lists (0: DefaultPageSize).
 	PageSize int
-	Logger   *slog.Logger
+	// MaxRenders bounds the pages built at once (0: DefaultMaxRenders); a
+	// request waits up to RenderWait (0: DefaultRenderWait) for a turn,
+	// then gets 503 with Retry-After.
+	MaxRenders int
+	RenderWait time.Duration
+	Logger     *slog.Logger
 }
 
-// DefaultPageSize is the directory's page length.
-const DefaultPageSize = 50
+// Defaults.
+const (
+	DefaultPageSize   = 50 // agents and definitions a directory page lists
+	DefaultMaxRenders = 4
+	DefaultRenderWait = 2 * time.Second
+)
 
 // ContentSecurityPolicy is sent with every page: no script runs, styles
 // and images come from the node (images also over https), forms post
@@ -84,7 +101,8 @@ type Site struct {
 	cfg      Config
 	pages    map[string]*template.Template
 	log      *slog.Logger
-	sessions *sessions // the owner console's
+	sessions *sessions     // the owner console's
+	renders  chan struct{} // a token per page being built
 }
 
 // New parses the embedded templates; it panics if they do not parse (a
@@ -99,12 +117,19 @@ func New(cfg Config) *Site {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger, sessions: newSessions()}
+	if cfg.MaxRenders <= 0 {
+		cfg.MaxRenders = DefaultMaxRenders
+	}
+	if cfg.RenderWait <= 0 {
+		cfg.RenderWait = DefaultRenderWait
+	}
+	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger, sessions: newSessions(),
+		renders: make(chan struct{}, cfg.MaxRenders)}
 }
 
 // pageNames are the templates/<name>.html pages, each rendered inside
 // templates/layout.html.
-var pageNames = []string{"index", "agent", "definition", "capabilities", "search", "notfound", "console"}
+var pageNames = []string{"index", "agent", "definition", "lesson", "capabilities", "search", "notfound", "console"}
 
 func parsePages() map[string]*template.Template {
 	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
@@ -121,6 +146,7 @@ func (s *Site) Mount(mux *http.ServeMux, next http.Handler) {
 	mux.Handle("GET /{$}", s.index(next))
 	mux.Handle("GET /agents/{id}", s.page(s.agentPage))
 	mux.Handle("GET /definitions/{id}", s.page(s.definitionPage))
+	mux.Handle("GET /lessons/{id}", s.page(s.lessonView))
 	mux.Handle("GET /capabilities", s.page(s.capabilitiesPage))
 	mux.Handle("GET /search", s.page(s.searchPage))
 	s.mountConsole(mux)
@@ -149,10 +175,17 @@ type view struct {
 	data   any
 }
 
-// page adapts a page handler: it renders the view into a buffer first
-// (a template error never sends half a page) and sets the headers.
+// page adapts a page handler: it waits for a turn (renders.go), renders
+// the view into a buffer first (a template error never sends half a page)
+// and sets the headers.
 func (s *Site) page(fn func(r *http.Request) (view, error)) http.Handler {
 	return secured(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		release, ok := s.turn(r.Context())
+		if !ok {
+			busy(w)
+			return
+		}
+		defer release()
 		v, err := fn(r)
 		if err != nil {
 			s.log.Error("web page failed", "path", r.URL.Path, "err", err)

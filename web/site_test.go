@@ -4,31 +4,46 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/agentnode/agentnode/web"
 )
 
-// openSite serves a Site of pageSize over a fresh relay; the relay also
-// serves what is not a page.
+// openSite serves a Site of pageSize over a fresh relay and a real
+// directory following it; the relay also serves what is not a page.
 func openSite(t *testing.T, pageSize int) (*relay.Relay, *httptest.Server) {
 	t.Helper()
+	return openSiteWith(t, web.Config{PageSize: pageSize})
+}
+
+// openSiteWith is openSite with cfg (Store and Directory are set here).
+func openSiteWith(t *testing.T, cfg web.Config) (*relay.Relay, *httptest.Server) {
+	t.Helper()
 	rel := testrelay.Open(t)
+	dir := directory.New(directory.Config{Source: rel, Logger: quiet})
+	testkit.Run(t, "directory", dir.Run, dir.Ready())
+	cfg.Store, cfg.Directory = rel, dir
 	mux := http.NewServeMux()
-	web.New(web.Config{Store: rel, PageSize: pageSize}).Mount(mux, rel)
+	web.New(cfg).Mount(mux, rel)
 	mux.Handle("/", rel)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return rel, srv
 }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func get(t *testing.T, url string, header ...string) (*http.Response, string) {
 	t.Helper()
@@ -82,6 +97,7 @@ func TestSite_DefinitionPagesWalkEveryDefinitionOnce(t *testing.T) {
 	}
 	rowRE := regexp.MustCompile(`data-definition="([0-9a-f]{64})"`)
 	nextRE := regexp.MustCompile(`href="/\?([^"]+)" rel="next">older definitions`)
+	waitDefinitions(t, srv, len(want))
 	seen := map[string]int{}
 	next := ""
 	for page := 0; page < 10; page++ {
@@ -103,4 +119,14 @@ func TestSite_DefinitionPagesWalkEveryDefinitionOnce(t *testing.T) {
 	if len(seen) != len(want) {
 		t.Errorf("listed %d definitions, want %d", len(seen), len(want))
 	}
+}
+
+// waitDefinitions waits until the directory page counts n definitions.
+func waitDefinitions(t *testing.T, srv *httptest.Server, n int) {
+	t.Helper()
+	want := fmt.Sprintf(`<h2 id="defs-h">Definitions <small>(%d)</small>`, n)
+	testkit.WaitFor(t, 10*time.Second, "the directory to index the definitions", func() bool {
+		_, body := get(t, srv.URL+"/")
+		return strings.Contains(body, want)
+	})
 }

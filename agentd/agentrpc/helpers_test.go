@@ -19,6 +19,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/agentrpc"
 	"github.com/agentnode/agentnode/agentd/consent"
 	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/agentd/requester"
 	"github.com/agentnode/agentnode/agentd/tasks"
 	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/internal/testkit"
@@ -54,6 +55,7 @@ type echo struct {
 	names map[string]string
 	mu    sync.Mutex
 	calls []string // conversation of each call
+	asked []string // the requester of each call (agentd/requester)
 }
 
 func newEcho(keys ...key) *echo {
@@ -67,6 +69,7 @@ func newEcho(keys ...key) *echo {
 func (e *echo) Message(ctx context.Context, agent, conversation, text string) (string, error) {
 	e.mu.Lock()
 	e.calls = append(e.calls, conversation)
+	e.asked = append(e.asked, requester.From(ctx))
 	e.mu.Unlock()
 	name, ok := e.names[agent]
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentnode/agentnode/agentd/consent"
+	"github.com/agentnode/agentnode/agentd/requester"
 	"github.com/agentnode/agentnode/jsonrpc"
 )
 
@@ -81,17 +82,25 @@ func text(p MessagePayload) string {
 }
 
 // conversation is the Messenger's conversation key: the payload's
-// context.sessionId, else one conversation per source.
+// context.sessionId, else one conversation per source. A session belongs
+// to its source: another source naming the same sessionId gets a
+// conversation of its own, not the first one's history.
 func conversation(p MessageParams) string {
-	if sid, ok := p.Content.Payload.Context["sessionId"].(string); ok && sid != "" {
+	sid, _ := p.Content.Payload.Context["sessionId"].(string)
+	switch {
+	case sid == "":
+		return "acp:" + p.Source
+	case p.Source == "":
 		return "acp:" + sid
 	}
-	return "acp:" + p.Source
+	return "acp:" + p.Source + ":" + sid
 }
 
-// messageLocal runs the local target on the message.
+// messageLocal runs the local target on the message, on behalf of its
+// source: the target's state is the source's to reach only as far as the
+// target's owner opened it (agentd/requester).
 func (s *Service) messageLocal(ctx context.Context, p MessageParams) (any, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(requester.With(ctx, p.Source), s.cfg.Timeout)
 	defer cancel()
 	answer, err := s.cfg.Messenger.Message(ctx, p.Target, conversation(p), text(p.Content.Payload))
 	if err != nil {

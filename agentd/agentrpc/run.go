@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentnode/agentnode/agentd/consent"
+	"github.com/agentnode/agentnode/agentd/requester"
 	"github.com/agentnode/agentnode/agentd/tasks"
 )
 
@@ -77,9 +78,9 @@ func (s *Service) taskContext(ctx context.Context, t tasks.Task) (context.Contex
 }
 
 // executeLocal runs the local assignee on the task's text, in the task's
-// own conversation.
+// own conversation, on behalf of the task's source (agentd/requester).
 func (s *Service) executeLocal(ctx context.Context, t tasks.Task) (json.RawMessage, error) {
-	answer, err := s.cfg.Messenger.Message(ctx, t.Assignee, "task:"+t.ID, payloadText(t.Payload))
+	answer, err := s.cfg.Messenger.Message(requester.With(ctx, t.Source), t.Assignee, "task:"+t.ID, payloadText(t.Payload))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, agentUnavailable("no answer before the deadline")

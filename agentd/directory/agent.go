@@ -69,7 +69,7 @@ func npub(hex string) string {
 }
 
 // rebuild recomputes e.view's event-derived fields (not score, availability).
-func (e *entry) rebuild(def *events.Definition, ownerClaims *events.OwnerClaims, local bool) {
+func (e *entry) rebuild(def *Definition, ownerClaims *events.OwnerClaims, local bool) {
 	v := Agent{ID: e.id, Npub: e.view.Npub, Local: local, Registered: e.registered,
 		QualityScore: e.view.QualityScore, EvaluationCount: e.view.EvaluationCount}
 	if v.Npub == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -23,14 +24,16 @@ type Directory struct {
 
 	mu         sync.RWMutex
 	agents     map[string]*entry                        // by agent pubkey
-	defs       map[string]*events.Definition            // by event id
-	claims     map[string]*events.OwnerClaims           // latest per owner
+	defs       map[string]*Definition                   // by event id
+	defList    []*Definition                            // every definition, in defOrder
+	claims     map[string]*ownerClaims                  // latest per owner
 	reviews    map[string]map[string]*events.Evaluation // agent -> evaluator -> latest
 	reviewByID map[string]*events.Evaluation            // for deletions
 	byOwner    map[string]map[string]bool               // owner -> agents whose profile names it
 	byDef      map[string]map[string]bool               // definition id -> agents running it
 	byCap      map[string]map[string]*entry             // lower-case capability -> agents offering it
 	stored     map[string]bool                          // registered with proof, per Config.Registrations (last read)
+	checks     []claimCheck                             // owners' claims to read from the store (ingest runs them)
 
 	queue   inbox
 	stats   counters
@@ -74,8 +77,9 @@ func New(cfg Config) *Directory {
 // reset empties the index.
 func (d *Directory) reset() {
 	d.agents = map[string]*entry{}
-	d.defs = map[string]*events.Definition{}
-	d.claims = map[string]*events.OwnerClaims{}
+	d.defs = map[string]*Definition{}
+	d.defList = nil
+	d.claims = map[string]*ownerClaims{}
 	d.reviews = map[string]map[string]*events.Evaluation{}
 	d.reviewByID = map[string]*events.Evaluation{}
 	d.byOwner = map[string]map[string]bool{}
@@ -103,8 +107,14 @@ func (d *Directory) Run(ctx context.Context) error {
 	if err := d.restore(ctx); err != nil {
 		return fmt.Errorf("directory: restore registrations: %w", err)
 	}
-	d.log.Info("directory loaded", "agents", d.Stats().Agents)
-	d.loaded.Do(func() { close(d.ready) })
+	d.log.Info("directory loaded", "agents", d.Stats().Agents, "definitions", d.DefinitionCount())
+	d.loaded.Do(func() {
+		// The first load read every event the directory indexes and kept
+		// only summaries: give its garbage back now rather than let an
+		// idle node hold it until the runtime's next cycle.
+		debug.FreeOSMemory()
+		close(d.ready)
+	})
 	for {
 		select {
 		case <-ctx.Done():

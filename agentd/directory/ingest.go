@@ -23,7 +23,10 @@ func relevant(evt *nostr.Event) bool {
 func (d *Directory) ingest(evt *nostr.Event) {
 	d.mu.Lock()
 	ok := d.apply(evt)
+	checks := d.checks
+	d.checks = nil
 	d.mu.Unlock()
+	d.runChecks(checks)
 	if ok {
 		d.stats.ingested.Add(1)
 		return
@@ -69,6 +72,7 @@ func (d *Directory) applyProfile(evt *nostr.Event) bool {
 	if err != nil {
 		return false
 	}
+	p = compactProfile(p)
 	e := d.agents[p.PubKey]
 	if e == nil && !p.Bot {
 		return false // an ordinary profile of a key the directory does not list
@@ -85,6 +89,9 @@ func (d *Directory) applyProfile(evt *nostr.Event) bool {
 	}
 	d.link(e)
 	d.refresh(e)
+	if ck, ok := d.needsCheck(e); ok {
+		d.checks = append(d.checks, ck)
+	}
 	return true
 }
 
@@ -117,33 +124,23 @@ func addTo(m map[string]map[string]bool, k, v string) {
 	m[k][v] = true
 }
 
-// applyDefinition stores a definition and refreshes the agents running it.
+// applyDefinition indexes a definition and refreshes the agents running it.
 func (d *Directory) applyDefinition(evt *nostr.Event) bool {
 	def, err := events.ParseDefinition(evt)
 	if err != nil {
 		return false
 	}
-	d.defs[def.ID] = def
-	d.refreshAll(d.byDef[def.ID])
-	return true
-}
-
-// applyClaims keeps each owner's latest claims and re-verifies their agents.
-func (d *Directory) applyClaims(evt *nostr.Event) bool {
-	c, err := events.ParseOwnerClaims(evt)
-	if err != nil {
-		return false
-	}
-	if old := d.claims[c.PubKey]; old != nil && !newer(c.CreatedAt, c.ID, old.CreatedAt, old.ID) {
+	if d.defs[def.ID] != nil {
 		return true
 	}
-	d.claims[c.PubKey] = c
-	d.refreshAll(d.byOwner[c.PubKey])
+	d.addDefinition(def)
+	d.refreshAll(d.byDef[def.ID])
 	return true
 }
 
 // applyHeartbeat keeps the agent's latest heartbeat (and its agent object).
 func (d *Directory) applyHeartbeat(h *events.Heartbeat, register bool) bool {
+	h = compactHeartbeat(h)
 	e := d.entryFor(h.Agent)
 	e.registered = e.registered || register || d.stored[h.Agent]
 	old := e.heartbeat
@@ -166,6 +163,7 @@ func (d *Directory) applyEvaluation(evt *nostr.Event) bool {
 	if err != nil {
 		return false
 	}
+	ev = compactEvaluation(ev)
 	byEval := d.reviews[ev.Agent]
 	if byEval == nil {
 		byEval = map[string]*events.Evaluation{}
@@ -217,10 +215,10 @@ func (d *Directory) refreshAll(agents map[string]bool) {
 
 // refresh rebuilds e's view from its inputs and rescores it.
 func (d *Directory) refresh(e *entry) {
-	var def *events.Definition
+	var def *Definition
 	var claims *events.OwnerClaims
 	if p := e.profile; p != nil {
-		def, claims = d.defs[p.DefinitionID], d.claims[p.Owner]
+		def, claims = d.defs[p.DefinitionID], d.claims[p.Owner].claimsFor(p.Owner, e.id)
 	}
 	old := e.caps
 	e.rebuild(def, claims, d.cfg.Local(e.id))

@@ -8,9 +8,16 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// loadPage is the page size of the initial load (relays cap a query's limit;
-// agentnode's relay at 5000).
-const loadPage = 1000
+// loadPage is how many new events one query of the start-up load asks
+// for (docs/DIRECTORY.md#start-up).
+const loadPage = 500
+
+// loadBudget bounds, in bytes (estimated from the events' sizes), the
+// answer of one query of the load. Anyone chooses created_at: walking a
+// second that holds more than this stops there, and the rest of that
+// second is not loaded (it is logged); the seconds before it are. A
+// variable only for tests.
+var loadBudget = 128 << 20
 
 // loadFilters are what the directory reads at start. Definitions come first
 // and profiles before claims only for fewer refreshes: apply is order-free.
@@ -34,30 +41,26 @@ func (d *Directory) load(ctx context.Context) error {
 	return nil
 }
 
-// loadAll pages backwards through f's matches (until = the oldest created_at
-// seen, inclusive, ids deduplicated) until a page brings nothing new.
+// loadAll pages backwards through f's matches with a cursor (cursor.go)
+// and ingests each event once.
 func (d *Directory) loadAll(ctx context.Context, f nostr.Filter) error {
-	seen := map[string]bool{}
-	f.Limit = loadPage
+	var cur loadCursor
 	for {
-		evts, err := d.cfg.Source.QuerySync(ctx, f)
+		q := cur.filter(f)
+		evts, err := d.cfg.Source.QuerySync(ctx, q)
 		if err != nil {
 			return err
 		}
-		fresh, oldest := 0, nostr.Timestamp(0)
 		for _, evt := range evts {
-			if oldest == 0 || evt.CreatedAt < oldest {
-				oldest = evt.CreatedAt
-			}
-			if !seen[evt.ID] {
-				seen[evt.ID] = true
-				fresh++
+			if !cur.seen(evt) {
 				d.ingest(evt)
 			}
 		}
-		if fresh == 0 || len(evts) < loadPage {
-			return nil
+		if len(evts) < q.Limit {
+			return nil // the store holds nothing more at or before the cursor
 		}
-		f.Until = &oldest
+		if skipped := cur.advance(evts); skipped != "" {
+			d.log.Warn("directory: load skips the rest of a crowded second", "kinds", f.Kinds, "created_at", cur.until+1, "why", skipped)
+		}
 	}
 }

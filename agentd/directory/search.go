@@ -23,10 +23,20 @@ type Query struct {
 	IncludeUnavailable bool
 	// Limit caps the results (0: DefaultLimit; negative: no cap).
 	Limit int
+	// Offset skips that many of the best matches first (paging).
+	Offset int
 }
 
 // Search returns the agents matching q, best first (docs/DIRECTORY.md#ranking).
 func (d *Directory) Search(q Query) []Agent {
+	agents, _ := d.SearchPage(q)
+	return agents
+}
+
+// SearchPage returns the page of q's matches that q.Offset and q.Limit
+// select, best first, and how many match in all. Only the page is copied
+// out.
+func (d *Directory) SearchPage(q Query) (page []Agent, total int) {
 	now := d.cfg.Now()
 	want := lowerAll(q.Capabilities)
 	text := strings.ToLower(strings.TrimSpace(q.Text))
@@ -48,8 +58,13 @@ func (d *Directory) Search(q Query) []Agent {
 	for i := range hits {
 		hits[i].rank = d.rank(&hits[i], maxCost)
 	}
-	hits = topN(hits, limitOf(q.Limit))
-	return snapshots(hits, now, d.cfg.HeartbeatTTL)
+	total = len(hits)
+	slices.SortFunc(hits, better)
+	hits = hits[min(max(q.Offset, 0), len(hits)):]
+	if n := limitOf(q.Limit); n >= 0 && len(hits) > n {
+		hits = hits[:n]
+	}
+	return snapshots(hits, now, d.cfg.HeartbeatTTL), total
 }
 
 // candidates are the entries that may match: those offering the rarest

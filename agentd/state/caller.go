@@ -2,6 +2,7 @@ package state
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/agentnode/agentnode/agentd/state/schema"
 	"github.com/agentnode/agentnode/agentd/state/store"
@@ -21,7 +22,8 @@ const (
 var AllVerbs = []string{VerbCreate, VerbUpdate, VerbQuery, VerbDelete}
 
 // Caller is who makes a state.* call: the agent, its owner, the capability
-// it runs (with the capability's memory scope and granted verbs). The agent
+// it runs (with the capability's memory scope and granted verbs), and who
+// asked for the call when that is someone else (Requester). The agent
 // daemon builds it from verified facts; the runtime trusts it.
 //
 // An empty Agent, or Agent == Owner, is the owner acting directly (the
@@ -35,6 +37,15 @@ type Caller struct {
 	Scope      string   // memory_scope (sc:note); "" = any scope on reads
 	Verbs      []string // granted verbs (state.create, ...)
 	Large      bool     // storage.large granted
+	// Requester is who asked for the call when it is neither the agent nor
+	// its owner: a stranger calling a tool over kind 25910, a DM
+	// correspondent, the source of an agent/message or a delegated task
+	// (a sibling agent too); "" = the agent acting for its owner, or the
+	// owner. A requester's rights are the owner's decision (Open), see
+	// requester.go.
+	Requester string
+	// Open is what the agent's owner opened to requesters, per schema.
+	Open []Grant
 }
 
 // CallerFromACP builds a Caller from a capability's metadata: require is
@@ -67,8 +78,12 @@ func (c Caller) Principal() string {
 
 // CanRead is the visibility rule on a document's row: public is readable by
 // anyone; shared by every agent of the same owner (and the owner); private
-// by the owning agent and its owner.
+// by the owning agent and its owner. A requester reads public documents
+// and its own (and, by canReadIn, what the owner opened).
 func (c Caller) CanRead(m store.Meta) bool {
+	if c.Requester != "" {
+		return m.Visibility == schema.Public || c.requesterOwns(m)
+	}
 	switch {
 	case m.Visibility == schema.Public:
 		return true
@@ -81,8 +96,14 @@ func (c Caller) CanRead(m store.Meta) bool {
 }
 
 // CanWrite: readable and of the caller's own owner (a public document of
-// another owner is read-only).
-func (c Caller) CanWrite(m store.Meta) bool { return c.CanRead(m) && m.Owner == c.Owner }
+// another owner is read-only). A requester writes only the documents
+// attributed to it.
+func (c Caller) CanWrite(m store.Meta) bool {
+	if c.Requester != "" {
+		return c.requesterOwns(m)
+	}
+	return c.CanRead(m) && m.Owner == c.Owner
+}
 
 // visibilitySQL is CanRead as a predicate over a documents table.
 func (c Caller) visibilitySQL() (string, []any) {
@@ -95,7 +116,11 @@ func (c Caller) visibilitySQL() (string, []any) {
 
 // readFilter is what the caller may read in sch's table: live documents it
 // can see, in its memory scope (except core models, whose scope is fixed).
+// A requester's filter is requesterFilter's.
 func (c Caller) readFilter(sch *schema.Schema, withDeleted bool) store.Filter {
+	if c.Requester != "" {
+		return c.requesterFilter(sch, withDeleted)
+	}
 	vis, args := c.visibilitySQL()
 	f := store.Filter{SQL: vis, Args: args}
 	if !withDeleted {
@@ -108,7 +133,9 @@ func (c Caller) readFilter(sch *schema.Schema, withDeleted bool) store.Filter {
 	return f
 }
 
-// inScope reports whether a document's scope is the caller's.
+// inScope reports whether a document's scope is the caller's (for a
+// requester: or one of the requester scopes within it).
 func (c Caller) inScope(sch *schema.Schema, m store.Meta) bool {
-	return c.Scope == "" || sch.Namespace.Kind == schema.KindCore || m.Scope == c.Scope
+	return c.Scope == "" || sch.Namespace.Kind == schema.KindCore || m.Scope == c.Scope ||
+		(c.Requester != "" && strings.HasPrefix(m.Scope, c.Scope+requesterMark))
 }

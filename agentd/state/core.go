@@ -21,7 +21,11 @@ func CoreID(c Caller) string { return c.Principal() }
 // AgentSettings (language "en") unless they exist. Every state.* call runs
 // it first, so the models exist from first use; after the first call per
 // (owner, principal) it costs a map lookup.
+//
+// A requester's call ensures the agent's models: the runtime acts for the
+// agent here, not for the requester.
 func (r *Runtime) EnsureCore(ctx context.Context, c Caller) error {
+	c.Requester, c.Open = "", nil
 	key := c.Owner + "\x00" + c.Principal()
 	if _, done := r.cores.Load(key); done {
 		return nil

@@ -136,6 +136,8 @@ func scopeOf(c Caller, s *schema.Schema) string {
 	switch {
 	case s.Namespace.Kind == schema.KindCore:
 		return CoreScope
+	case c.Requester != "":
+		return c.RequesterScope(s)
 	case c.Scope == "":
 		return DefaultScope
 	}

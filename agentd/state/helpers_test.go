@@ -160,3 +160,9 @@ func js(v any) string {
 }
 
 func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
+
+// requesterOf is c asked for by requester (a stranger to c's owner).
+func requesterOf(c state.Caller, requester string) state.Caller {
+	c.Requester = requester
+	return c
+}

@@ -128,6 +128,9 @@ func (r *Runtime) resolve(c Caller, uri, verb string) (*schema.Schema, error) {
 	if err := checkNamespace(c, s); err != nil {
 		return nil, err
 	}
+	if err := c.checkRequester(s, verb); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -62,7 +62,7 @@ func (r *Runtime) update(ctx context.Context, c Caller, s *schema.Schema, id str
 // scope and may be written by the caller. Documents the caller cannot see
 // are NOT_FOUND (their existence is not revealed).
 func writable(c Caller, s *schema.Schema, exists bool, m store.Meta) error {
-	if !exists || m.Deleted || !c.CanRead(m) || !c.inScope(s, m) {
+	if !exists || m.Deleted || !c.canReadIn(s, m) || !c.inScope(s, m) {
 		return newError(CodeNotFound, "no such document")
 	}
 	if !c.CanWrite(m) {

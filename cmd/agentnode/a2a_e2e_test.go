@@ -129,6 +129,7 @@ func startA2APair(t *testing.T, srv *llmtest.Server) (a, b a2aNode) {
 		t.Fatal(err)
 	}
 	b.installSigned(t, raw)
+	b.openNotes(t) // A's agent is a stranger to B's owner
 	return startCaller(t, b, srv), b
 }
 

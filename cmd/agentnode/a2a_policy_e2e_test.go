@@ -21,6 +21,7 @@ func startA2APolicyPair(t *testing.T, policy map[string]any) (a, b a2aNode) {
 		t.Fatal(err)
 	}
 	b.installSigned(t, raw)
+	b.openNotes(t) // A's agent is a stranger to B's owner
 	return startCaller(t, b, llmtest.NewServer(t)), b
 }
 
@@ -69,6 +70,7 @@ func TestA2A_E2E_PolicyAllowlistAdmits(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.installSigned(t, note)
+	b.openNotes(t) // admitted by the policy, still a stranger to B's state
 	const id = "66666666-6666-4666-8666-666666666666"
 	if err := remoteNote(t, a, b, id); err != nil {
 		t.Fatalf("an allowed caller: %v", err)

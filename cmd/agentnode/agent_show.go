@@ -114,6 +114,7 @@ func (m *Main) printAgent(v agentd.AgentView) error {
 	}
 	row("auto-upgrade", fmt.Sprint(v.AutoUpgrade))
 	row("key", map[bool]string{true: "NIP-49 encrypted", false: "plain (no passphrase configured)"}[v.KeyEncrypted])
+	row("state open", openText(v.StateOpen))
 	for _, n := range v.Nudges {
 		row("nudge", n)
 	}

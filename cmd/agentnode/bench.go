@@ -22,6 +22,7 @@ const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D]
        bench query  [--stored N] [--queries N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
        bench fanout [--subs N] [--conns N] [--events N] [--dir D] [--json] [TARGETS]
        bench hostile [--events N] [--slow N] [--stored N] [--counts N] [--reqs N] [--dir D] [--json]
+       bench crowded [--events N] [--event-bytes N] [--defs N] [--def-bytes N] [--conns N] [--dir D] [--json]   (memory under the read-path attacks)
        bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
        bench delivery --from ws://B --to ws://A [--name NAME] ... [--events N] [--json]   (live delivery latency, publish on B -> subscription on A)
        bench serve  --relay khatru+lmdb|agentnode [--listen ADDR] [--dir D]   (a bench relay in its own process, to be a --target)
@@ -38,6 +39,7 @@ var benchRunners = map[string]func(ctx context.Context, m *Main, args []string) 
 	"fanout":   runBenchFanout,
 	"relay":    runBenchRelay,
 	"hostile":  runBenchHostile,
+	"crowded":  runBenchCrowded,
 	"serve":    runBenchServe,
 	"delivery": runBenchDelivery,
 }
@@ -223,6 +225,25 @@ func runBenchHostile(ctx context.Context, m *Main, args []string) (tableWriter, 
 	}
 	opts.Progress = m.Stderr
 	rep, err := bench.RunHostile(ctx, opts)
+	return rep, asJSON, err
+}
+
+func runBenchCrowded(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
+	var opts bench.CrowdedOptions
+	var asJSON bool
+	fs := m.newFlagSet("bench crowded", benchUsage)
+	fs.IntVar(&opts.Events, "events", bench.DefaultCrowdedEvents, "events stored at one second")
+	fs.IntVar(&opts.EventBytes, "event-bytes", bench.DefaultCrowdedEventBytes, "size of each")
+	fs.IntVar(&opts.Defs, "defs", bench.DefaultCrowdedDefs, "definitions stored, all matching the search")
+	fs.IntVar(&opts.DefBytes, "def-bytes", bench.DefaultCrowdedDefBytes, "size of each")
+	fs.IntVar(&opts.Conns, "conns", bench.DefaultCrowdedConns, "connections sending 4 search COUNTs each")
+	fs.StringVar(&opts.Dir, "dir", "/tmp", "parent of the data dirs (a real disk)")
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	if err := parseBenchArgs(fs, args, "bench crowded"); err != nil {
+		return nil, false, err
+	}
+	opts.Progress = m.Stderr
+	rep, err := bench.RunCrowded(ctx, opts)
 	return rep, asJSON, err
 }
 

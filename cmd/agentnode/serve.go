@@ -15,6 +15,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/peers"
 	"github.com/agentnode/agentnode/internal/lifecycle"
+	"github.com/agentnode/agentnode/internal/memguard"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/agentnode/agentnode/relay"
 )
@@ -246,6 +247,7 @@ func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error
 		return err
 	}
 	c.relay = r
+	memguard.SetProcessLimit(r.MemoryCeiling()) // the runtime's soft limit is the ceiling the relay sheds below
 	c.onClose(r.Close)
 	return nil
 }

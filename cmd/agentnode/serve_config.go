@@ -27,6 +27,7 @@ import (
 //	 "strangers": {"per_sender": {"burst": 3, "every_seconds": 600}, "per_agent": {"burst": 20, "every_seconds": 60},
 //	               "global": {"burst": 100, "every_seconds": 10}},
 //	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90},
+//	 "web":      {"max_renders": 4, "render_wait_ms": 2000},
 //	 "postgres": {"url": "postgres://agentnode@db:5432/agentnode"},
 //	 "relay":    {"events_per_second": 200, "max_subscriptions": 200, "max_outbound_bytes": 8388608, ...},
 //	 "http":     {"trusted_proxies": ["10.0.0.0/8"], "max_body_bytes": 1048576,
@@ -53,6 +54,7 @@ type serveFile struct {
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
 	Node      serveNode      `json:"node"`     // serve_config_node.go
+	Web       serveWeb       `json:"web"`      // serve_web.go
 	Postgres  servePostgres  `json:"postgres"` // serve_config_postgres.go
 	Routing   serveRouting   `json:"-"`        // "models", "router": serve_config_models.go
 
@@ -65,7 +67,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "strangers", "contextvm", "directory", "relay", "http", "state", "node", "models", "router", "postgres"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "strangers", "contextvm", "directory", "relay", "http", "state", "node", "models", "router", "postgres", "web"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -119,6 +121,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parsePostgresSection(top, f); err != nil {
+		return err
+	}
+	if err := parseWebSection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]

@@ -22,6 +22,8 @@ type serveRelay struct {
 	DefaultLimit          int `json:"default_limit"`
 	MaxCount              int `json:"max_count"`
 	CountTimeoutSeconds   int `json:"count_timeout_seconds"`
+	MaxQueryBytes         int `json:"max_query_bytes"`
+	QueryMemory           int `json:"query_memory"`
 	EventsPerSecond       int `json:"events_per_second"`
 	EventsBurst           int `json:"events_burst"`
 	MaxFutureSkewSeconds  int `json:"max_future_skew_seconds"`
@@ -36,6 +38,12 @@ type serveRelay struct {
 	RequestsPerSecond     int `json:"requests_per_second"`
 	RequestsBurst         int `json:"requests_burst"`
 	WriteTimeoutSeconds   int `json:"write_timeout_seconds"`
+	// Connections and memory: 0 or absent takes the default (derived
+	// from RLIMIT_NOFILE, 256 per address, 3/4 of the machine's memory),
+	// a negative value turns that bound off.
+	MaxConnections      int   `json:"max_connections"`
+	MaxConnectionsPerIP int   `json:"max_connections_per_ip"`
+	MemoryCeilingMB     int64 `json:"memory_ceiling_mb"`
 	// AddressedKinds: the restricted kinds served without AUTH to a
 	// filter naming the recipient in #p (absent: relay.DefaultAddressedKinds;
 	// [] : none, the strict NIP-17 rule). docs/RELAY.md "Restricted kinds".
@@ -68,6 +76,7 @@ func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
 		"max_message_bytes": r.MaxMessageBytes, "max_content_bytes": r.MaxContentBytes, "max_event_tags": r.MaxEventTags,
 		"max_tag_value_bytes": r.MaxTagValueBytes, "max_limit": r.MaxLimit, "default_limit": r.DefaultLimit,
 		"max_count": r.MaxCount, "count_timeout_seconds": r.CountTimeoutSeconds, "max_future_skew_seconds": r.MaxFutureSkewSeconds,
+		"max_query_bytes": r.MaxQueryBytes, "query_memory": r.QueryMemory,
 		"max_subscriptions": r.MaxSubscriptions, "max_filters": r.MaxFilters, "max_filter_values": r.MaxFilterValues,
 		"max_search_words": r.MaxSearchWords, "max_concurrent_queries": r.MaxConcurrentQueries,
 		"max_concurrent_messages": r.MaxConcurrentMessages, "max_outbound_bytes": r.MaxOutboundBytes,
@@ -95,11 +104,22 @@ func (c *ServeCommand) relayLimits() relay.Limits {
 		MaxMessageBytes: r.MaxMessageBytes, MaxContentBytes: r.MaxContentBytes, MaxEventTags: r.MaxEventTags,
 		MaxTagValueBytes: r.MaxTagValueBytes, MaxLimit: r.MaxLimit, DefaultLimit: r.DefaultLimit,
 		MaxCount: r.MaxCount, CountTimeout: sec(r.CountTimeoutSeconds),
+		MaxQueryBytes: r.MaxQueryBytes, QueryMemory: r.QueryMemory,
 		EventsPerSecond: r.EventsPerSecond, EventsBurst: r.EventsBurst, MaxFutureSkew: sec(r.MaxFutureSkewSeconds),
 		MaxSubscriptions: r.MaxSubscriptions, MaxFilters: r.MaxFilters, MaxFilterValues: r.MaxFilterValues,
 		MaxSearchWords: r.MaxSearchWords, MaxConcurrentQueries: r.MaxConcurrentQueries,
 		MaxConcurrentMessages: r.MaxConcurrentMessages, MaxOutboundBytes: r.MaxOutboundBytes,
 		MaxOutboundMessages: r.MaxOutboundMessages, RequestsPerSecond: r.RequestsPerSecond,
 		RequestsBurst: r.RequestsBurst, WriteTimeout: sec(r.WriteTimeoutSeconds),
+		MaxConnections: r.MaxConnections, MaxConnectionsPerIP: r.MaxConnectionsPerIP,
+		MemoryCeiling: megabytes(r.MemoryCeilingMB),
 	}
+}
+
+// megabytes converts a "_mb" key, keeping its sign (negative: no bound).
+func megabytes(n int64) int64 {
+	if n < 0 {
+		return -1
+	}
+	return n << 20
 }

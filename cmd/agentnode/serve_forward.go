@@ -21,6 +21,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/agentrpc"
 	"github.com/agentnode/agentnode/agentd/lease"
+	"github.com/agentnode/agentnode/agentd/requester"
 	"github.com/agentnode/agentnode/internal/httpauth"
 	"github.com/agentnode/agentnode/jsonrpc"
 )
@@ -326,7 +327,7 @@ func (c *ServeCommand) chatElsewhere(ctx context.Context, agent, conversation, t
 		return "", fmt.Errorf("%w (agent %s, holder %q)", errNotHere, agent, l.Holder)
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "agent/message",
-		"params": agentrpc.MessageParams{Target: agent, Content: agentrpc.MessageContent{Type: "request",
+		"params": agentrpc.MessageParams{Target: agent, Source: requester.From(ctx), Content: agentrpc.MessageContent{Type: "request",
 			Payload: agentrpc.MessagePayload{Messages: []agentrpc.TextMessage{{Text: text}},
 				Context: map[string]any{"sessionId": conversation}}}}})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(l.URL, "/")+pathACP, bytes.NewReader(body))

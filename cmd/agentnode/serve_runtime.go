@@ -17,6 +17,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
+	"github.com/agentnode/agentnode/agentd/requester"
 	"github.com/agentnode/agentnode/agentd/strangers"
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/bindings"
@@ -181,7 +182,8 @@ func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) 
 	if !c.dmAllowed(ctx, agent, from) {
 		return "", dm.ErrNoAnswer
 	}
-	answer, err := c.chatAnswer(ctx, agent, from, text)
+	// a correspondent who is not the owner reaches the agent's state as a stranger
+	answer, err := c.chatAnswer(requester.With(ctx, from), agent, from, text)
 	if errors.Is(err, agentd.ErrRevoked) { // a revoked agent answers nothing, not even an apology
 		return "", dm.ErrNoAnswer
 	}
@@ -208,6 +210,7 @@ func (h agentRPC) ServeRPC(ctx context.Context, agent, from, method string, para
 	if !h.c.a2aAllowed(ctx, agent, from) {
 		return nil, capabilities.Errorf(capabilities.CodePermissionDenied, "this agent runs its tools only for callers its owner allows")
 	}
+	ctx = requester.With(ctx, from) // the tools reach the agent's state with from's rights
 	d := h.c.daemon
 	caps, err := d.Caps(ctx, agent)
 	if err != nil {

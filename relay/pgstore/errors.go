@@ -19,6 +19,9 @@ var (
 	ErrTooLarge = errors.New("pgstore: event too large for NOTIFY")
 	// ErrEphemeral means an ephemeral event was given to be stored.
 	ErrEphemeral = errors.New("pgstore: ephemeral events are not stored")
+	// ErrEnough is returned by a QueryWithin take function to stop reading
+	// rows: the events read so far are the answer.
+	ErrEnough = errors.New("pgstore: enough rows")
 	// ErrSchemaTooNew means the database was migrated by a newer binary.
 	ErrSchemaTooNew = errors.New("pgstore: database schema is newer than this binary")
 )

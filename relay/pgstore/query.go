@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,20 +15,33 @@ import (
 
 const eventCols = `id, pubkey, created_at, kind, tags, content, sig`
 
+// rowOverhead is an event's memory besides its content and tags (ids,
+// signature, the structs), for QueryWithin's sizes.
+const rowOverhead = 512
+
 // Query returns the stored events matching f, newest first (created_at
 // descending, then id ascending), at most f.Limit (capped by MaxLimit) of
 // them. Expired events (NIP-40) are not returned; f.Search is matched with
 // PostgreSQL full-text search over the content and descriptive tags.
 func (s *Store) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	return s.QueryWithin(ctx, f, nil)
+}
+
+// QueryWithin is Query that hands take the size in bytes of each row as
+// it is read (nil: no bound): take returns ErrEnough to end the answer
+// there (the newest events read so far), any other error to fail it. The
+// rows are read one by one from the database, so a bounded take bounds
+// the memory of a query whatever its limit and the size of its events.
+func (s *Store) QueryWithin(ctx context.Context, f nostr.Filter, take func(size int) error) ([]*nostr.Event, error) {
 	if f.LimitZero {
 		return nil, nil
 	}
-	sql, args := selectSQL(f, nostr.Now(), s.limit(f))
+	sql, args := selectSQL(f, nostr.Now(), s.limit(f), eventCols)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: query: %w", err)
 	}
-	evts, err := scanEvents(rows, nil)
+	evts, err := scanEventsWithin(rows, nil, take)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: query: %w", err)
 	}
@@ -57,12 +71,12 @@ func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
 // is driven by that value's rows of pgstore_tags, walked newest first
 // (index pgstore_tags_order), so the database stops at the limit; any
 // other filter is answered from pgstore_events' own indexes.
-func selectSQL(f nostr.Filter, now nostr.Timestamp, limit int) (string, []any) {
+func selectSQL(f nostr.Filter, now nostr.Timestamp, limit int, cols string) (string, []any) {
 	where, args := whereClause(f, now)
 	tv := drivingTag(f)
 	if tv == "" {
 		args = append(args, limit)
-		return `SELECT ` + eventCols + ` FROM pgstore_events WHERE ` + where +
+		return `SELECT ` + cols + ` FROM pgstore_events WHERE ` + where +
 			` ORDER BY created_at DESC, id ASC LIMIT $` + strconv.Itoa(len(args)), args
 	}
 	n := len(args)
@@ -77,7 +91,7 @@ func selectSQL(f nostr.Filter, now nostr.Timestamp, limit int) (string, []any) {
 		conds = append(conds, `t.tag_created <= $`+strconv.Itoa(len(args)))
 	}
 	args = append(args, limit)
-	return `SELECT ` + eventCols + ` FROM pgstore_tags t JOIN pgstore_events ON id = t.tag_id WHERE ` +
+	return `SELECT ` + cols + ` FROM pgstore_tags t JOIN pgstore_events ON id = t.tag_id WHERE ` +
 		strings.Join(conds, " AND ") + ` AND ` + where +
 		` ORDER BY t.tag_created DESC, t.tag_id ASC LIMIT $` + strconv.Itoa(len(args)), args
 }
@@ -156,8 +170,29 @@ func whereClause(f nostr.Filter, now nostr.Timestamp) (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
+// Pubkeys returns the pubkeys of the newest events matching f, at most
+// limit of them, without reading the events (a NIP-45 HyperLogLog).
+func (s *Store) Pubkeys(ctx context.Context, f nostr.Filter, limit int) ([]string, error) {
+	sql, args := selectSQL(f, nostr.Now(), limit, `pubkey`)
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: pubkeys: %w", err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: pubkeys: %w", err)
+	}
+	return keys, nil
+}
+
 // scanEvents reads rows of eventCols, preceded by seq when seqs is not nil.
 func scanEvents(rows pgx.Rows, seqs *[]int64) ([]*nostr.Event, error) {
+	return scanEventsWithin(rows, seqs, nil)
+}
+
+// scanEventsWithin is scanEvents that hands take each row's size (see
+// QueryWithin).
+func scanEventsWithin(rows pgx.Rows, seqs *[]int64, take func(int) error) ([]*nostr.Event, error) {
 	defer rows.Close()
 	var evts []*nostr.Event
 	for rows.Next() {
@@ -171,6 +206,13 @@ func scanEvents(rows pgx.Rows, seqs *[]int64) ([]*nostr.Event, error) {
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
+		}
+		if take != nil {
+			if err := take(len(evt.Content) + 2*len(tags) + rowOverhead); errors.Is(err, ErrEnough) {
+				return evts, nil
+			} else if err != nil {
+				return nil, err
+			}
 		}
 		if err := json.Unmarshal(tags, &evt.Tags); err != nil {
 			return nil, err

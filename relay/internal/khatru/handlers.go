@@ -19,7 +19,6 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip70"
 	"github.com/nbd-wtf/go-nostr/nip77"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
-	"github.com/puzpuzpuz/xsync/v3"
 	"github.com/rs/cors"
 )
 
@@ -58,27 +57,39 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	// PATCH (agentnode): AdmitConnection may refuse the connection with a
+	// status and a reason before the upgrade; its release runs once the
+	// connection ends (or the upgrade fails).
+	release := func() {}
+	if rl.AdmitConnection != nil {
+		var status int
+		var reason string
+		if release, status, reason = rl.AdmitConnection(r); status != 0 {
+			w.Header().Set("Connection", "close")
+			http.Error(w, reason, status)
+			return
+		}
+	}
+
 	conn, err := rl.upgrader.Upgrade(w, r, nil)
 	if err != nil {
+		release()
 		rl.Log.Printf("failed to upgrade websocket: %v\n", err)
 		return
 	}
-
-	ticker := time.NewTicker(rl.PingPeriod)
 
 	// NIP-42 challenge
 	challenge := make([]byte, 8)
 	rand.Read(challenge)
 
 	ws := &WebSocket{
-		conn:               conn,
-		relay:              rl,
-		out:                newOutbox(),
-		inflight:           make(chan struct{}, max(rl.MaxConcurrentMessages, 1)),
-		queries:            make(chan struct{}, max(rl.MaxConcurrentQueries, 1)),
-		Request:            r,
-		Challenge:          hex.EncodeToString(challenge),
-		negentropySessions: xsync.NewMapOf[string, *NegentropySession](),
+		conn:      conn,
+		relay:     rl,
+		out:       &outbox{},
+		inflight:  make(chan struct{}, max(rl.MaxConcurrentMessages, 1)),
+		queries:   make(chan struct{}, max(rl.MaxConcurrentQueries, 1)),
+		Request:   r,
+		Challenge: hex.EncodeToString(challenge),
 	}
 	ws.Context, ws.cancel = context.WithCancel(context.Background())
 	// PATCH (agentnode): every write goes through the outbox; control
@@ -94,7 +105,6 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(time.Second))
 		return nil
 	})
-	go ws.writeLoop()
 
 	rl.clientsMutex.Lock()
 	rl.clients[ws] = make([]listenerSpec, 0, 2)
@@ -107,17 +117,22 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 		),
 	)
 
+	// PATCH (agentnode): pings are queued by a timer, not by a goroutine
+	// per connection (an idle connection holds only its reader).
+	pinger := ws.startPinger(rl.PingPeriod)
+
 	kill := func() {
 		for _, ondisconnect := range rl.OnDisconnect {
 			ondisconnect(ctx)
 		}
 
-		ticker.Stop()
+		pinger.Stop()
 		cancel()
 		ws.cancel()
 		ws.conn.Close()
 
 		rl.removeClientAndListeners(ws)
+		release()
 	}
 
 	go func() {
@@ -388,16 +403,16 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 							neg: neg,
 							postponeClose: func() {
 								deb(func() {
-									ws.negentropySessions.Delete(env.SubscriptionID)
+									ws.negSessions().Delete(env.SubscriptionID)
 								})
 							},
 						}
 						negSession.postponeClose()
 
-						ws.negentropySessions.Store(env.SubscriptionID, negSession)
+						ws.negSessions().Store(env.SubscriptionID, negSession)
 					}
 				case *nip77.MessageEnvelope:
-					negSession, ok := ws.negentropySessions.Load(env.SubscriptionID)
+					negSession, ok := ws.negSessions().Load(env.SubscriptionID)
 					if !ok {
 						// bad luck, your request was destroyed
 						ws.WriteJSON(nip77.ErrorEnvelope{SubscriptionID: env.SubscriptionID, Reason: "CLOSED"})
@@ -407,7 +422,7 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 					out, err := negSession.neg.Reconcile(env.Message)
 					if err != nil {
 						ws.WriteJSON(nip77.ErrorEnvelope{SubscriptionID: env.SubscriptionID, Reason: err.Error()})
-						ws.negentropySessions.Delete(env.SubscriptionID)
+						ws.negSessions().Delete(env.SubscriptionID)
 						return
 					}
 					ws.WriteJSON(nip77.MessageEnvelope{SubscriptionID: env.SubscriptionID, Message: out})
@@ -417,31 +432,12 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 						negSession.postponeClose()
 					} else {
 						// otherwise we can just close it
-						ws.negentropySessions.Delete(env.SubscriptionID)
+						ws.negSessions().Delete(env.SubscriptionID)
 					}
 				case *nip77.CloseEnvelope:
-					ws.negentropySessions.Delete(env.SubscriptionID)
+					ws.negSessions().Delete(env.SubscriptionID)
 				}
 			}(message)
-		}
-	}()
-
-	go func() {
-		defer kill()
-
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ticker.C:
-				err := ws.WriteMessage(websocket.PingMessage, nil)
-				if err != nil {
-					if !strings.HasSuffix(err.Error(), "use of closed network connection") {
-						rl.Log.Printf("error writing ping: %v; closing websocket\n", err)
-					}
-					return
-				}
-			}
 		}
 	}()
 }

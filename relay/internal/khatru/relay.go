@@ -28,9 +28,14 @@ func NewRelay() *Relay {
 			SupportedNIPs: []any{1, 11, 40, 42, 70, 86},
 		},
 
+		// PATCH (agentnode): the connection's own write buffer is never
+		// used (the outbox writes whole frames to the socket), so it comes
+		// from a pool that is never drawn from instead of 1 KiB per
+		// connection.
 		upgrader: websocket.Upgrader{
 			ReadBufferSize:  1024,
 			WriteBufferSize: 1024,
+			WriteBufferPool: &sync.Pool{},
 			CheckOrigin:     func(r *http.Request) bool { return true },
 		},
 
@@ -85,7 +90,7 @@ type Relay struct {
 	OverwriteResponseEvent    []func(ctx context.Context, event *nostr.Event)
 	PreventBroadcast          []func(ws *WebSocket, event *nostr.Event) bool
 	// PATCH (agentnode): PreventBroadcastTo also sees the filter of the
-	// subscription the event matched (PATCHES.md, 9).
+	// subscription the event matched (PATCHES.md, 11).
 	PreventBroadcastTo []func(ws *WebSocket, filter nostr.Filter, event *nostr.Event) bool
 
 	// these are used when this relays acts as a router
@@ -141,6 +146,12 @@ type Relay struct {
 	// its filters is queried or subscribed, limit:0 filters included.
 	OnSlowConsumer []func(ws *WebSocket)
 	RejectRequest  []func(ctx context.Context, filters nostr.Filters) (reject bool, msg string)
+
+	// PATCH (agentnode): AdmitConnection, when set, is asked before every
+	// websocket upgrade. A non-zero status refuses the connection with
+	// that HTTP status and reason (plain text); otherwise release is
+	// called exactly once, when the connection ends or its upgrade fails.
+	AdmitConnection func(r *http.Request) (release func(), status int, reason string)
 
 	// NIP-40 expiration manager
 	expirationManager *expirationManager

@@ -204,7 +204,7 @@ func (rl *Relay) runQueries(ctx context.Context, id string, eose *sync.WaitGroup
 					ovw(ctx, event)
 				}
 				if ctx.Err() == nil {
-					ws.writeEventFrame(prefix, event, enc.body(event, len(rl.OverwriteResponseEvent) == 0))
+					ws.writeStoredEvent(ctx, prefix, event, enc.body(event, len(rl.OverwriteResponseEvent) == 0))
 				}
 			}
 		}(ch)

@@ -3,8 +3,10 @@ package khatru
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fasthttp/websocket"
@@ -40,8 +42,10 @@ type WebSocket struct {
 	AuthedPublicKey string
 	Authed          chan struct{}
 
-	// nip77
+	// nip77; PATCH (agentnode): made on first use (negSessions), an
+	// xsync map costs kilobytes that most connections never use
 	negentropySessions *xsync.MapOf[string, *NegentropySession]
+	negOnce            sync.Once
 
 	authLock  sync.Mutex
 	closeOnce sync.Once
@@ -73,7 +77,29 @@ func (ws *WebSocket) Close(code int, reason string, grace time.Duration) {
 			case <-ws.Context.Done():
 			case <-t.C:
 			}
-			ws.conn.Close()
+			ws.abort()
 		}()
 	})
+}
+
+// negSessions is the connection's NIP-77 sessions, made on first use.
+// PATCH (agentnode).
+func (ws *WebSocket) negSessions() *xsync.MapOf[string, *NegentropySession] {
+	ws.negOnce.Do(func() { ws.negentropySessions = xsync.NewMapOf[string, *NegentropySession]() })
+	return ws.negentropySessions
+}
+
+// startPinger queues a ping every period until the returned timer is
+// stopped or the queue refuses it (the connection is ending). A timer,
+// not a goroutine: an idle connection holds only its reader. PATCH
+// (agentnode).
+func (ws *WebSocket) startPinger(period time.Duration) *time.Timer {
+	var t atomic.Pointer[time.Timer]
+	t.Store(time.AfterFunc(time.Duration(math.MaxInt64), func() {
+		if ws.WriteMessage(websocket.PingMessage, nil) == nil && ws.Context.Err() == nil {
+			t.Load().Reset(period)
+		}
+	}))
+	t.Load().Reset(period)
+	return t.Load()
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -98,4 +99,58 @@ func unmarshal(data []byte) (evt *nostr.Event, err error) {
 		evt.Tags[t] = tag
 	}
 	return evt, nil
+}
+
+// Viewer decodes raw records into one reusable event whose strings are
+// views of the record, copying nothing: for checking candidates
+// (filter.Matches, a count) without holding them. The event is valid
+// until the next View and only while raw is (during a Visit).
+type Viewer struct {
+	evt   nostr.Event
+	hex   [256]byte
+	tags  nostr.Tags
+	items []string
+}
+
+// View decodes raw into the viewer's event; a truncated record is an error.
+func (v *Viewer) View(raw []byte) (evt *nostr.Event, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			evt, err = nil, fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	hex.Encode(v.hex[0:64], raw[0:32])
+	hex.Encode(v.hex[64:128], raw[32:64])
+	hex.Encode(v.hex[128:256], raw[64:128])
+	e := &v.evt
+	e.ID, e.PubKey, e.Sig = view(v.hex[0:64]), view(v.hex[64:128]), view(v.hex[128:256])
+	e.CreatedAt = nostr.Timestamp(binary.BigEndian.Uint32(raw[128:132]))
+	e.Kind = int(binary.BigEndian.Uint16(raw[132:134]))
+	n := int(binary.BigEndian.Uint16(raw[134:136]))
+	e.Content = view(raw[136 : 136+n])
+	cur := 136 + n
+	count := int(binary.BigEndian.Uint16(raw[cur : cur+2]))
+	cur += 2
+	v.tags, v.items = v.tags[:0], v.items[:0]
+	for range count {
+		size := int(raw[cur])
+		cur++
+		first := len(v.items)
+		for range size {
+			l := int(binary.BigEndian.Uint16(raw[cur : cur+2]))
+			v.items = append(v.items, view(raw[cur+2:cur+2+l]))
+			cur += 2 + l + 1
+		}
+		v.tags = append(v.tags, nostr.Tag(v.items[first:len(v.items):len(v.items)]))
+	}
+	e.Tags = v.tags
+	return e, nil
+}
+
+// view is b as a string without copying.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

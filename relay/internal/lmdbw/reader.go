@@ -245,7 +245,11 @@ func (w *Writer) merge(ctx context.Context, txn *lmdb.Txn, scans []scan, since, 
 			return err
 		}
 	}
+	// A record met under two prefixes (an event with two of the filter's
+	// tag values) is met at its own created_at both times: the records
+	// seen are kept for the current second only.
 	var seen map[string]struct{}
+	var seenAt uint32
 	if len(scans) > 1 {
 		seen = map[string]struct{}{}
 	}
@@ -258,6 +262,10 @@ func (w *Writer) merge(ctx context.Context, txn *lmdb.Txn, scans []scan, since, 
 			return nil
 		}
 		ts, idx := c.ts, c.idx
+		if seen != nil && ts != seenAt {
+			clear(seen)
+			seenAt = ts
+		}
 		if seen != nil {
 			if _, dup := seen[string(idx)]; dup {
 				if err := c.step(false, since, until); err != nil {
