@@ -4,7 +4,9 @@
 // never authenticates (NIP-42). Run by contextvm_test.go, once per process
 // and encryption mode: RELAY_URL, AGENT_PUBKEY (an agent with the note
 // package installed), MODE (disabled = plaintext 25910, required = gift
-// wraps), NOTE_ID (a fresh uuid).
+// wraps), NOTE_ID (a fresh uuid), STATE_OPEN (1: the owner opened the
+// note state to writers; else a write is PERMISSION_DENIED, the caller
+// being the requester).
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -15,7 +17,7 @@ import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 
 useWebSocketImplementation(WebSocket)
 
-const { RELAY_URL, AGENT_PUBKEY, MODE, NOTE_ID } = process.env
+const { RELAY_URL, AGENT_PUBKEY, MODE, NOTE_ID, STATE_OPEN } = process.env
 // The SDK leaves two timers running after close (about 2.5 minutes): end
 // the process once the tests are done instead of waiting for them.
 after(() => { setTimeout(() => process.exit(), 200).unref() })
@@ -42,6 +44,11 @@ test(`ContextVM client (${MODE}): initialize, tools/list, tools/call, ping`, asy
 
     const note = { id: NOTE_ID, title: `over ContextVM (${MODE})`, body: 'written by @contextvm/sdk', tags: ['interop'], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' }
     const res = await client.callTool({ name: 'note__state.create', arguments: { schema_uri: 'did:nuwa:state:note#v1', object: note } })
+    if (STATE_OPEN !== '1') {
+      // the caller is the requester: a stranger writes only what the owner opened
+      assert.equal(res.structuredContent?.error?.code, 'PERMISSION_DENIED', JSON.stringify(res))
+      return
+    }
     assert.notEqual(res.isError, true, JSON.stringify(res))
     assert.equal(res.structuredContent?.ok, true, JSON.stringify(res))
 

@@ -23,7 +23,9 @@ import (
 // relay — initialize, tools/list, tools/call (a valid, an invalid and an
 // unknown call), ping — in plaintext and with encryption required, each
 // twice in a row in a new node process (a new client key and a new MCP
-// session numbering its requests from 1 again).
+// session numbering its requests from 1 again); first, before the owner
+// opens the note state, a write is PERMISSION_DENIED (the caller is the
+// requester); and the discovery finds the agent from its announcements.
 func TestContextVMInterop(t *testing.T) {
 	root := moduleRoot(t)
 	dir := filepath.Join(root, "interop")
@@ -39,12 +41,20 @@ func TestContextVMInterop(t *testing.T) {
 	srv := startServerWith(t, bin, data, nil)
 	agent := installAgent(t, bin, srv.addr, data)
 	installNote(t, bin, root, srv.addr, data, agent)
+	run := func(mode, open string) {
+		runNodeFile(t, node, dir, "contextvm.test.mjs", "RELAY_URL=ws://"+srv.addr, "AGENT_PUBKEY="+agent,
+			"MODE="+mode, "NOTE_ID="+uuid(), "STATE_OPEN="+open)
+	}
+	// The caller is the requester: its write is refused until the owner
+	// opens the note state to others.
+	t.Run("closed", func(t *testing.T) { run("required", "0") })
+	if out, err := exec.Command(bin, "agent", "state", "open", agent, "did:nuwa:state:note#v1", "write",
+		"--node", "http://"+srv.addr, "--data", data).CombinedOutput(); err != nil {
+		t.Fatalf("agent state open: %v\n%s", err, out)
+	}
 	for _, mode := range []string{"disabled", "required"} {
 		for round := range 2 {
-			t.Run(fmt.Sprintf("%s/%d", mode, round+1), func(t *testing.T) {
-				runNodeFile(t, node, dir, "contextvm.test.mjs", "RELAY_URL=ws://"+srv.addr, "AGENT_PUBKEY="+agent,
-					"MODE="+mode, "NOTE_ID="+uuid())
-			})
+			t.Run(fmt.Sprintf("%s/%d", mode, round+1), func(t *testing.T) { run(mode, "1") })
 		}
 	}
 	srv.stop(t)

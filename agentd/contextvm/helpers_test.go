@@ -14,6 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
+	"github.com/agentnode/agentnode/agentd/requester"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -97,6 +98,9 @@ func echoServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes text"}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoOut, error) {
 		return nil, echoOut{Echo: in.Text}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: requester.From(ctx)}}}, nil
 	})
 	return s
 }

@@ -16,7 +16,7 @@ func callEcho(t *testing.T, cs *mcp.ClientSession, text string) {
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "echo" {
+	if err != nil || len(tools.Tools) != 2 || tools.Tools[0].Name != "echo" {
 		t.Fatalf("tools/list = %+v, %v", tools, err)
 	}
 	if tools.Tools[0].OutputSchema == nil {
@@ -92,4 +92,20 @@ func TestServer_SessionsBounded(t *testing.T) {
 		t.Fatalf("%d sessions live, want at most 2", n)
 	}
 	callEcho(t, first, "evicted, still served")
+}
+
+// Every request of a session runs as its client (agentd/requester).
+func TestServer_CallerIsTheRequester(t *testing.T) {
+	f := startFixture(t, contextvm.ServerConfig{})
+	caller := newKey()
+	cs := f.connect(t, caller, contextvm.EncryptionRequired)
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("whoami = %+v, %v", res, err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != caller.pk {
+		t.Fatalf("requester %q, want the caller %s", got, caller.pk)
+	}
 }

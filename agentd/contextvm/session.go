@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentnode/agentnode/agentd/requester"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nbd-wtf/go-nostr"
@@ -95,6 +96,7 @@ func (s *Server) open(ctx, runCtx context.Context, key sessionKey, sk string, in
 	if err != nil {
 		return nil, err
 	}
+	srv.AddReceivingMiddleware(asRequester(key.client))
 	sess := newSession(s, key, sk)
 	opts := &mcp.ServerSessionOptions{}
 	if !init {
@@ -119,6 +121,17 @@ func (s *Server) open(ctx, runCtx context.Context, key sessionKey, sk string, in
 	}
 	s.sessions[key] = sess
 	return sess, nil
+}
+
+// asRequester runs every request of a session as its client
+// (agentd/requester): the agent's tools reach its state with the rights
+// its owner opened to that pubkey, as over every other transport.
+func asRequester(client string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			return next(requester.With(ctx, client), method, req)
+		}
+	}
 }
 
 // evictLRU closes the least recently used session. s.mu is held.
