@@ -15,6 +15,7 @@ run: build
 
 ## build: the single binary, bin/agentnode
 build:
+	@test -x bin/agentnode || echo "building bin/agentnode: the first build compiles LMDB, libsecp256k1 and SQLite with cgo and takes a few minutes; later builds take seconds"
 	$(GO) build $(GOFLAGS_) -ldflags '$(LDFLAGS)' -o bin/agentnode ./cmd/agentnode
 
 ## test: everything — installs the interop npm packages, chromium and postgresql, vets, runs every Go test (incl. the nostr-tools and browser suites)

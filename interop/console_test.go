@@ -33,7 +33,8 @@ type consoleReport struct {
 // TestOwnerConsoleInChromium: a pending consent request (recorded in the
 // node's own consent database, as an agent asking for a remote delegation
 // does) is approved end to end by a person in a real browser: a wrong
-// token is refused, the right one signs in, the request is listed (its
+// token is refused, naming where this node's token is (its --data, not
+// the default directory), the right one signs in, the request is listed (its
 // summary as text, never markup), one click approves it, and the node's
 // consent store says approved.
 func TestOwnerConsoleInChromium(t *testing.T) {
@@ -71,7 +72,7 @@ func TestOwnerConsoleInChromium(t *testing.T) {
 	switch {
 	case !r.SignInForm:
 		t.Error("/console shows no sign-in form")
-	case r.Wrong != 401 || !strings.Contains(r.WrongError, "not this node's API token") || r.AfterWrongPending:
+	case r.Wrong != 401 || !strings.Contains(r.WrongError, "not this node's API token ("+filepath.Join(data, "agents", "api.token")+")") || r.AfterWrongPending:
 		t.Errorf("a wrong token: status %d, error %q, pending list shown %v", r.Wrong, r.WrongError, r.AfterWrongPending)
 	case r.Right != 200 || !r.RowBefore:
 		t.Errorf("the right token: status %d, the pending request listed %v", r.Right, r.RowBefore)

@@ -16,8 +16,11 @@ import (
 // section, as written, against the real binary and a node serving a fresh
 // ./agentnode-data: a README line that fails fails the test. Placeholders
 // (<def id>, nsec1..., <agent npub>, …) are replaced by the values the
-// earlier lines produced; lines that would start a second node or wait for
-// a person (serve, an interactive chat) are named and skipped.
+// earlier lines produced (the first `key generate` is the author's, the
+// second the owner's); lines that would start a second node or wait for
+// a person (serve, an interactive chat) are named and skipped. The walk
+// must leave the repository clean: every file it writes goes to a scratch
+// directory.
 func TestREADME_Walkthrough(t *testing.T) {
 	root := moduleRoot(t)
 	lines := readmeCommands(t, filepath.Join(root, "README.md"))
@@ -31,6 +34,15 @@ func TestREADME_Walkthrough(t *testing.T) {
 			continue
 		}
 		w.run(line)
+	}
+	entries, _ := os.ReadDir(w.dir)
+	for _, e := range entries {
+		if name := e.Name(); name != "bin" && name != "capabilities" && name != "agentnode-data" {
+			t.Errorf("the README walk left %s in the repository root", name)
+		}
+	}
+	if w.values["<agent npub>"] == "" || w.values["<owner npub>"] == "" {
+		t.Errorf("the README walk installed no agent for a second (owner) key: %v", w.values)
 	}
 }
 
@@ -96,11 +108,6 @@ func newWalk(t *testing.T, root string) *walk {
 	srv := startServerWith(t, bin, filepath.Join(dir, "agentnode-data"), nil)
 	w := &walk{t: t, dir: dir, srv: srv, values: map[string]string{},
 		env: append(os.Environ(), "AGENTNODE_RELAY=ws://"+srv.addr, "AGENTNODE_NODE=http://"+srv.addr)}
-	// The owner of the walkthrough's agent: the README's lines sign as
-	// the owner with --owner-key, and name it with <owner npub>.
-	owner := w.sh("bin/agentnode key generate")
-	w.values["owner nsec"] = find(t, owner, `nsec1[02-9ac-hj-np-z]+`)
-	w.values["<owner npub>"] = find(t, owner, `npub1[02-9ac-hj-np-z]+`)
 	return w
 }
 
@@ -129,31 +136,32 @@ func (w *walk) run(line string) {
 		w.values["<author npub>"] = w.values["author npub"]
 		return
 	}
+	if m := scratchDir.FindStringSubmatch(line); m != nil { // NAME=$(mktemp -d) && rest: NAME stays set
+		w.env = append(w.env, m[1]+"="+t.TempDir())
+		line = m[2]
+	}
 	cmd := w.fill(line)
 	out := w.sh(cmd)
 	t.Logf("ran: %s", cmd)
 	switch {
-	case strings.HasPrefix(line, "bin/agentnode key generate"):
+	case strings.HasPrefix(line, "bin/agentnode key generate") && w.values["author nsec"] == "":
 		w.values["author nsec"] = find(t, out, `nsec1[02-9ac-hj-np-z]+`)
 		w.values["author npub"] = find(t, out, `npub1[02-9ac-hj-np-z]+`)
+	case strings.HasPrefix(line, "bin/agentnode key generate"):
+		w.values["owner nsec"] = find(t, out, `nsec1[02-9ac-hj-np-z]+`)
+		w.values["<owner npub>"] = find(t, out, `npub1[02-9ac-hj-np-z]+`)
 	case strings.HasPrefix(line, "bin/agentnode def publish"):
 		w.values["<def id>"] = find(t, out, `event ([0-9a-f]{64})`)
-		w.ensureAgent()
 	case strings.HasPrefix(line, "bin/agentnode lesson publish"):
 		w.values["<lesson id>"] = find(t, out, `event ([0-9a-f]{64})`)
+	case strings.HasPrefix(line, "bin/agentnode agent install"):
+		w.values["<agent npub>"] = find(t, out, `installed agent .* (npub1[02-9ac-hj-np-z]+)`)
 	}
 }
 
-// ensureAgent installs the walkthrough's agent once a definition exists:
-// the README's first block already names <agent npub> (claim add,
-// verify) before its agents block installs one.
-func (w *walk) ensureAgent() {
-	if w.values["<agent npub>"] != "" {
-		return
-	}
-	out := w.sh("bin/agentnode agent install " + w.values["<def id>"] + " --owner " + w.values["<owner npub>"])
-	w.values["<agent npub>"] = find(w.t, out, `installed agent .* (npub1[02-9ac-hj-np-z]+)`)
-}
+// scratchDir is a README line that makes a scratch directory for the
+// lines after it: `NAME=$(mktemp -d) && rest`.
+var scratchDir = regexp.MustCompile(`^([A-Z_]+)=\$\(mktemp -d\) && (.+)$`)
 
 // fill replaces the README's placeholders in line.
 func (w *walk) fill(line string) string {

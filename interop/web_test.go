@@ -27,19 +27,27 @@ const scriptLesson = `<script>window.__pwned=1</script><img src=x onerror="windo
 
 // pageReport is what browser.mjs saw on one page.
 type pageReport struct {
-	Status      int       `json:"status"`
-	CSP         string    `json:"csp"`
-	Console     []string  `json:"console"`
-	Title       string    `json:"title"`
-	Text        string    `json:"text"`
-	Pwned       any       `json:"pwned"`
-	Scripts     int       `json:"scripts"`
-	Agents      []string  `json:"agents"`
-	Definitions []string  `json:"definitions"`
-	Packages    []string  `json:"packages"`
-	Ownership   *badge    `json:"ownership"`
-	EvAgent     *evidence `json:"evidenceAgent"`
-	EvOwner     *evidence `json:"evidenceOwner"`
+	Status  int      `json:"status"`
+	CSP     string   `json:"csp"`
+	Console []string `json:"console"`
+	Title   string   `json:"title"`
+	Text    string   `json:"text"`
+	Pwned   any      `json:"pwned"`
+	Scripts int      `json:"scripts"`
+	// ScriptSrc is each script's src ("inline" for none).
+	ScriptSrc []string `json:"scriptSources"`
+	// Overflow is how many pixels the page is wider than a screen of the
+	// given width (browse's widths).
+	Overflow    map[string]int `json:"overflow"`
+	Shares      []share        `json:"shares"`
+	Copied      *copied        `json:"copied"`
+	Comments    []string       `json:"comments"`
+	Agents      []string       `json:"agents"`
+	Definitions []string       `json:"definitions"`
+	Packages    []string       `json:"packages"`
+	Ownership   *badge         `json:"ownership"`
+	EvAgent     *evidence      `json:"evidenceAgent"`
+	EvOwner     *evidence      `json:"evidenceOwner"`
 	Lessons     []struct {
 		Title    string `json:"title"`
 		Text     string `json:"text"`
@@ -180,6 +188,19 @@ func waitBody(t *testing.T, url, want string) {
 // browse visits pages (name -> URL) with browser.mjs and returns its report.
 func browse(t *testing.T, node, root, shots string, pages map[string]string) map[string]pageReport {
 	t.Helper()
+	return browseWith(t, node, root, shots, pages, browseOpts{})
+}
+
+// browseOpts are browser.mjs's options: the viewport widths to measure
+// horizontal overflow at, and whether to click a copy button.
+type browseOpts struct {
+	widths []int
+	copy   bool
+}
+
+// browseWith is browse with opts.
+func browseWith(t *testing.T, node, root, shots string, pages map[string]string, opts browseOpts) map[string]pageReport {
+	t.Helper()
 	type visit struct {
 		Name string `json:"name"`
 		URL  string `json:"url"`
@@ -188,7 +209,9 @@ func browse(t *testing.T, node, root, shots string, pages map[string]string) map
 		Chromium string  `json:"chromium"`
 		Shots    string  `json:"shots"`
 		Pages    []visit `json:"pages"`
-	}{Chromium: chromiumPath, Shots: shots}
+		Widths   []int   `json:"widths,omitempty"`
+		Copy     bool    `json:"copy,omitempty"`
+	}{Chromium: chromiumPath, Shots: shots, Widths: opts.widths, Copy: opts.copy}
 	for name, url := range pages {
 		spec.Pages = append(spec.Pages, visit{name, url})
 	}
@@ -220,7 +243,7 @@ func runBrowserScript(t *testing.T, node, root, script string, spec, report any)
 }
 
 // checkCommon: every page answered 200 under the strict CSP, holds no
-// script, logged nothing (a CSP violation would be logged) and ran no
+// script but the node's own (static/*.js), logged nothing (a CSP violation would be logged) and ran no
 // injected script.
 func checkCommon(t *testing.T, pages map[string]pageReport) {
 	t.Helper()
@@ -231,8 +254,8 @@ func checkCommon(t *testing.T, pages map[string]pageReport) {
 		if !strings.Contains(p.CSP, "default-src 'none'") {
 			t.Errorf("%s: Content-Security-Policy %q", name, p.CSP)
 		}
-		if p.Scripts != 0 || p.Pwned != nil {
-			t.Errorf("%s: %d scripts on the page, window.__pwned = %v", name, p.Scripts, p.Pwned)
+		if !ownScripts(p.ScriptSrc) || p.Pwned != nil {
+			t.Errorf("%s: scripts on the page %q, window.__pwned = %v", name, p.ScriptSrc, p.Pwned)
 		}
 		if len(p.Console) != 0 {
 			t.Errorf("%s: the browser logged %q", name, p.Console)

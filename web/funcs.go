@@ -12,8 +12,12 @@ import (
 )
 
 // funcs are the templates' helpers. None returns template.HTML: every
-// value they produce is escaped by the template like any other string.
+// value they produce is escaped by the template like any other string
+// (nostrURI's template.URL is a checked bech32 code, share.go).
 var funcs = template.FuncMap{
+	"nevent":   nevent,
+	"nostrURI": nostrURI,
+	"target":   target,
 	"npub":     npub,
 	"short":    short,
 	"when":     when,

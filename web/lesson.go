@@ -9,7 +9,7 @@ import (
 )
 
 // lessonView renders /lessons/{id}: one lesson whole (lists show each
-// lesson cut to MaxLessonRunes, with a link here).
+// lesson cut to MaxLessonRunes, with a link here) and its comments.
 func (s *Site) lessonView(r *http.Request) (view, error) {
 	id := r.PathValue("id")
 	if !events.IsHex64(id) {
@@ -26,5 +26,9 @@ func (s *Site) lessonView(r *http.Request) (view, error) {
 	if err != nil {
 		return notFound("The event with that id is not a valid lesson."), nil
 	}
-	return view{name: "lesson", title: clip(maxTitle, l.Title), data: l}, nil
+	d := lessonData{Lesson: l}
+	if d.Comments, d.More, err = s.commentsOn(r.Context(), id); err != nil {
+		return view{}, err
+	}
+	return view{name: "lesson", title: clip(maxTitle, l.Title), data: d}, nil
 }

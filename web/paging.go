@@ -64,10 +64,14 @@ func (c cursor) link() *Cursor {
 	return &Cursor{Until: int64(c.until), Skip: c.skip}
 }
 
-// lessonsAt reads one page of the lessons on definition id, newest first,
-// and the cursor of the next page (zero when this is the last).
+// lessonsAt reads one page of the lessons on definition id (every
+// lesson when id is ""), newest first, and the cursor of the next page
+// (zero when this is the last).
 func (s *Site) lessonsAt(ctx context.Context, id string, cur cursor) ([]lessonRow, cursor, error) {
-	f := nostr.Filter{Kinds: []int{events.KindLesson}, Tags: nostr.TagMap{"e": {id}}, Limit: cur.skip + LessonPage + 1}
+	f := nostr.Filter{Kinds: []int{events.KindLesson}, Limit: cur.skip + LessonPage + 1}
+	if id != "" {
+		f.Tags = nostr.TagMap{"e": {id}}
+	}
 	if cur.until != 0 {
 		until := cur.until
 		f.Until = &until

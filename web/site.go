@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/capabilities/registry"
+	"github.com/agentnode/agentnode/internal/httpauth"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -62,6 +63,12 @@ type Config struct {
 	// token the console refuses every sign-in.
 	Consent Consent
 	Token   string
+	// Installed names each local agent's owner: an owner who signs in with
+	// their Nostr key manages only those agents (nil: owners cannot sign in).
+	Installed Installed
+	// TokenFile is where the operator finds Token, named in the sign-in
+	// hint ("": "<data>/agents/api.token").
+	TokenFile string
 	// Name is the node's name in page titles ("" : "agentnode").
 	Name string
 	// Version is shown in the footer.
@@ -84,11 +91,13 @@ const (
 	DefaultRenderWait = 2 * time.Second
 )
 
-// ContentSecurityPolicy is sent with every page: no script runs, styles
-// and images come from the node (images also over https), forms post
-// only to the node, nothing may frame the page.
-const ContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self' https:; " +
-	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+// ContentSecurityPolicy is sent with every page: scripts, styles and
+// images come from the node only (images also over https) — no inline
+// script or handler runs, so nothing a stranger writes can; the node's
+// scripts (static/*.js: copy buttons, the console's Nostr sign-in) call
+// only the node; forms post only to the node; nothing may frame the page.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; " +
+	"img-src 'self' https:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
 //go:embed templates/*.html
 var templateFS embed.FS
@@ -101,8 +110,9 @@ type Site struct {
 	cfg      Config
 	pages    map[string]*template.Template
 	log      *slog.Logger
-	sessions *sessions     // the owner console's
-	renders  chan struct{} // a token per page being built
+	sessions *sessions       // the owner console's
+	nip98    *httpauth.Nostr // owners' sign-in (NIP-98), against replays
+	renders  chan struct{}   // a token per page being built
 }
 
 // New parses the embedded templates; it panics if they do not parse (a
@@ -120,16 +130,19 @@ func New(cfg Config) *Site {
 	if cfg.MaxRenders <= 0 {
 		cfg.MaxRenders = DefaultMaxRenders
 	}
+	if cfg.TokenFile == "" {
+		cfg.TokenFile = "<data>/agents/api.token"
+	}
 	if cfg.RenderWait <= 0 {
 		cfg.RenderWait = DefaultRenderWait
 	}
-	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger, sessions: newSessions(),
+	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger, sessions: newSessions(), nip98: httpauth.NewNostr(nil),
 		renders: make(chan struct{}, cfg.MaxRenders)}
 }
 
 // pageNames are the templates/<name>.html pages, each rendered inside
 // templates/layout.html.
-var pageNames = []string{"index", "agent", "definition", "lesson", "capabilities", "search", "notfound", "console"}
+var pageNames = []string{"index", "agent", "definition", "lesson", "lessons", "capabilities", "search", "notfound", "console"}
 
 func parsePages() map[string]*template.Template {
 	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
@@ -146,6 +159,7 @@ func (s *Site) Mount(mux *http.ServeMux, next http.Handler) {
 	mux.Handle("GET /{$}", s.index(next))
 	mux.Handle("GET /agents/{id}", s.page(s.agentPage))
 	mux.Handle("GET /definitions/{id}", s.page(s.definitionPage))
+	mux.Handle("GET /lessons", s.page(s.lessonsPage))
 	mux.Handle("GET /lessons/{id}", s.page(s.lessonView))
 	mux.Handle("GET /capabilities", s.page(s.capabilitiesPage))
 	mux.Handle("GET /search", s.page(s.searchPage))

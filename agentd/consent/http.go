@@ -24,19 +24,25 @@ import (
 //	DELETE /api/consent/revoked/{agent}         {"agent", "revoked": was it}
 //
 // Errors are {"error": message, "code": code}; codes: unauthorized,
+// forbidden (an owner's request about another's agent, OwnerHandler),
 // bad_request, too_large (413), not_found, decided, internal.
 func Handler(c *Consent, token string, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
 	h := &handler{c: c, log: log}
+	return requireToken(token, h.routes())
+}
+
+// routes is the API's mux, behind Handler's or OwnerHandler's check.
+func (h *handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/consent", h.list)
 	mux.HandleFunc("POST /api/consent/approvals/{id}/approve", h.approve)
 	mux.HandleFunc("POST /api/consent/approvals/{id}/deny", h.deny)
 	mux.HandleFunc("POST /api/consent/revoked", h.revoke)
 	mux.HandleFunc("DELETE /api/consent/revoked/{agent}", h.unrevoke)
-	return requireToken(token, mux)
+	return mux
 }
 
 type handler struct {
@@ -67,10 +73,14 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, Overview{Policy: h.c.Policy(), Approvals: list, Revoked: rev})
+	writeJSON(w, http.StatusOK, Overview{Policy: h.c.Policy(), Approvals: mineOnly(r, list, func(a Approval) string { return a.Agent }),
+		Revoked: mineOnly(r, rev, func(v Revocation) string { return v.Agent })})
 }
 
 func (h *handler) approve(w http.ResponseWriter, r *http.Request) {
+	if !h.mayDecide(w, r) {
+		return
+	}
 	a, err := h.c.Approve(r.Context(), r.PathValue("id"))
 	h.reply(w, r, a, err)
 }
@@ -79,7 +89,7 @@ func (h *handler) deny(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Reason string `json:"reason"`
 	}
-	if !h.decode(w, r, &in) {
+	if !h.decode(w, r, &in) || !h.mayDecide(w, r) {
 		return
 	}
 	a, err := h.c.Deny(r.Context(), r.PathValue("id"), in.Reason)
@@ -91,7 +101,7 @@ func (h *handler) revoke(w http.ResponseWriter, r *http.Request) {
 		Agent  string `json:"agent"`
 		Reason string `json:"reason"`
 	}
-	if !h.decode(w, r, &in) {
+	if !h.decode(w, r, &in) || !h.mayAct(w, r, in.Agent) {
 		return
 	}
 	rev, err := h.c.Revoke(r.Context(), in.Agent, in.Reason)
@@ -104,8 +114,53 @@ func (h *handler) unrevoke(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	if !h.mayAct(w, r, id) {
+		return
+	}
 	was, err := h.c.Unrevoke(r.Context(), id)
 	h.reply(w, r, map[string]any{"agent": id, "revoked": was}, err)
+}
+
+// mayDecide: the approval {id} is the caller's to decide (else it
+// answers 403 or the lookup's error and returns false).
+func (h *handler) mayDecide(w http.ResponseWriter, r *http.Request) bool {
+	if isOperator(r) { // no lookup
+		return true
+	}
+	a, err := h.c.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return false
+	}
+	return h.mayAct(w, r, a.Agent)
+}
+
+// mayAct: agent (npub or hex) is the caller's.
+func (h *handler) mayAct(w http.ResponseWriter, r *http.Request, agent string) bool {
+	id, err := AgentID(agent)
+	if err != nil {
+		h.fail(w, r, err)
+		return false
+	}
+	if !mine(r, id) {
+		h.fail(w, r, ErrNotYours)
+		return false
+	}
+	return true
+}
+
+// mineOnly keeps the entries whose agent is the caller's.
+func mineOnly[T any](r *http.Request, list []T, agent func(T) string) []T {
+	if isOperator(r) {
+		return list
+	}
+	out := []T{}
+	for _, v := range list {
+		if mine(r, agent(v)) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // maxBody bounds the API's request bodies.
@@ -145,6 +200,8 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, h.log, r, http.StatusConflict, "decided", err)
 	case errors.Is(err, ErrBadAgent):
 		writeError(w, h.log, r, http.StatusBadRequest, "bad_request", err)
+	case errors.Is(err, ErrNotYours):
+		writeError(w, h.log, r, http.StatusForbidden, "forbidden", err)
 	default:
 		writeError(w, h.log, r, http.StatusInternalServerError, "internal", err)
 	}

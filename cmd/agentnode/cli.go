@@ -39,6 +39,9 @@ type Main struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// record, when set, is told of every flag set a command defines
+	// (flagsets.go reads the command table's flags through it).
+	record func(*flag.FlagSet)
 }
 
 // NewMain returns a Main bound to the process's streams and environment.
@@ -57,6 +60,9 @@ var commands = map[string]command{}
 
 // Run dispatches args[0] to its subcommand.
 func (m *Main) Run(ctx context.Context, args []string) error {
+	if len(args) > 1 && args[0] == "help" { // help <command> [<sub>]: that command's usage
+		return m.Run(ctx, append(args[1:], "-h"))
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		m.usage()
 		return errHelpShown
@@ -83,13 +89,16 @@ func (m *Main) usage() {
 		fmt.Fprintf(m.Stdout, "  %-10s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprintf(m.Stdout, "  %-10s %s\n", "version", "print the version (also --version)")
-	fmt.Fprintln(m.Stdout, "\nRun `agentnode <command> -h` for a command's flags.")
+	fmt.Fprintln(m.Stdout, "\nRun `agentnode help <command>` (or `agentnode <command> -h`) for a command's flags.")
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
 func (m *Main) newFlagSet(name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
+	if m.record != nil {
+		m.record(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(m.Stderr, "Usage: agentnode %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()

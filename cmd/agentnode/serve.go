@@ -243,6 +243,10 @@ func closeErr(fn func() error) func(context.Context) error {
 func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error {
 	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(),
 		TrustedProxies: c.httpConfig().trusted, AddressedKinds: c.addressedKinds()})
+	if errors.Is(err, relay.ErrDataDirInUse) {
+		return fmt.Errorf("%w\n  another node (`make run`?) already serves this data directory; a second node on this machine needs its own: "+
+			"agentnode serve --data ./node2-data --listen 127.0.0.1:7448", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -83,10 +83,25 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 		cfg.RemoteTimeout = time.Duration(c.file.Directory.RemoteTimeoutSeconds) * time.Second
 	}
 	c.acp.svc = agentrpc.New(cfg) // mounted at /acp by mountEndpoints
-	h := consent.Handler(c.acp.consent, token, logger.With("component", "consent"))
+	h := consent.OwnerHandler(c.acp.consent, token, c.agentsOwnedBy, logger.With("component", "consent"))
 	c.relay.Handle("/api/consent", h)
 	c.relay.Handle("/api/consent/", h)
 	return nil
+}
+
+// agentsOwnedBy are the hex keys of the agents installed here that owner
+// owns (the consent API's NIP-98 owners).
+func (c *ServeCommand) agentsOwnedBy(owner string) []string {
+	if c.daemon == nil {
+		return nil
+	}
+	var out []string
+	for _, a := range c.daemon.List() {
+		if a.Owner == owner {
+			out = append(out, a.PubKey)
+		}
+	}
+	return out
 }
 
 // isLocal reports whether pk is one of this node's agents.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/web"
 )
 
@@ -23,10 +24,13 @@ func (c *ServeCommand) mountWeb(mux *http.ServeMux, token string, logger *slog.L
 		wc = c.file.Web
 	}
 	cfg := web.Config{Store: c.relay, Directory: c.rt.dir, Lessons: c.daemon, Registry: c.rt.reg, Token: token,
-		Name: c.nodeConfig().Name, Version: Version, Logger: logger.With("component", "web"),
+		TokenFile: agentd.TokenPath(c.Config.DataDir), Name: c.nodeConfig().Name, Version: Version, Logger: logger.With("component", "web"),
 		MaxRenders: wc.MaxRenders, RenderWait: time.Duration(wc.RenderWaitMillis) * time.Millisecond}
 	if c.acp.consent != nil { // never a typed nil in the interface
 		cfg.Consent = c.acp.consent
+	}
+	if c.daemon != nil {
+		cfg.Installed = c.daemon
 	}
 	site := web.New(cfg)
 	site.Mount(mux, c.relay)
