@@ -24,7 +24,7 @@ after(() => { setTimeout(() => process.exit(), 200).unref() })
 
 const mode = { disabled: EncryptionMode.DISABLED, required: EncryptionMode.REQUIRED }[MODE]
 
-test(`ContextVM client (${MODE}): initialize, tools/list, tools/call, ping`, async () => {
+test(`ContextVM client (${MODE}): initialize, tools/list, resources/list and read, tools/call, ping`, async () => {
   assert.ok(mode, `MODE ${MODE}`)
   const transport = new NostrClientTransport({
     signer: new PrivateKeySigner(Buffer.from(generateSecretKey()).toString('hex')),
@@ -41,6 +41,12 @@ test(`ContextVM client (${MODE}): initialize, tools/list, tools/call, ping`, asy
     const create = tools.find(t => t.name === 'note__state.create')
     assert.ok(create, `tools: ${tools.map(t => t.name)}`)
     assert.equal(create._meta?.capability_id, 'did:nuwa:cap:note/state.create')
+
+    const resources = (await client.listResources()).resources
+    const manifest = resources.find(r => r.uri === 'did:nuwa:cap:note/state.create@1.0.0')
+    assert.ok(manifest, `resources: ${resources.map(r => r.uri)}`)
+    const read = await client.readResource({ uri: manifest.uri })
+    assert.equal(JSON.parse(read.contents[0].text).capability_id, 'did:nuwa:cap:note/state.create')
 
     const note = { id: NOTE_ID, title: `over ContextVM (${MODE})`, body: 'written by @contextvm/sdk', tags: ['interop'], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' }
     const res = await client.callTool({ name: 'note__state.create', arguments: { schema_uri: 'did:nuwa:state:note#v1', object: note } })

@@ -10,7 +10,8 @@ import (
 
 // AgentServer builds the MCP server of one agent: one tool per CAP
 // capability (tools/list = capability.list, tools/call =
-// capability.invoke), as /mcp/agents/{agent} serves it. Every transport
+// capability.invoke) and its manifest as a resource (resources/read =
+// capability.describe), as /mcp/agents/{agent} serves it. Every transport
 // that serves an agent over MCP (streamable HTTP here, ContextVM over
 // Nostr in agentd/contextvm) builds its sessions' servers with it, so an
 // agent has one MCP surface whatever carries it. opts are defaulted as
@@ -40,6 +41,7 @@ func (a *agentEndpoint) build(ctx context.Context, agent string) (*mcp.Server, e
 			continue
 		}
 		served[alias] = true
+		addManifestResource(s, alias, m)
 	}
 	s.AddReceivingMiddleware(unknownToolNotFound(served))
 	return s, nil
