@@ -230,19 +230,21 @@ func (s *Server) firstTime(env *Envelope, outer *nostr.Event) bool {
 func (s *Server) dispatch(ctx context.Context, agent, sk string, env *Envelope) {
 	client := env.Event.PubKey
 	req, isReq := env.Message.(*jsonrpc.Request)
-	if isReq && req.IsCall() {
-		if s.cfg.Encryption == EncryptionRequired && !env.Encrypted() {
-			s.refuse(ctx, agent, sk, env, CodeEncryption, "encryption required: send this request gift-wrapped (kind 1059 or 21059)")
+	if s.cfg.Encryption == EncryptionRequired && !env.Encrypted() {
+		s.refuse(ctx, agent, sk, env, CodeEncryption, "encryption required: send this request gift-wrapped (kind 1059 or 21059)")
+		return
+	}
+	if s.cfg.Authorize != nil {
+		if err := s.cfg.Authorize(ctx, agent, client); err != nil {
+			s.refuse(ctx, agent, sk, env, CodeForbidden, "forbidden: this agent serves only the callers its owner allows")
 			return
-		}
-		if s.cfg.Authorize != nil {
-			if err := s.cfg.Authorize(ctx, agent, client); err != nil {
-				s.refuse(ctx, agent, sk, env, CodeForbidden, "forbidden: this agent serves only the callers its owner allows")
-				return
-			}
 		}
 	}
 	sess, err := s.session(ctx, agent, sk, client, env)
+	if errors.Is(err, errNoSession) {
+		s.log.Debug("contextvm: no session for a notification or response", "agent", agent, "client", client)
+		return
+	}
 	if err != nil {
 		s.log.Warn("contextvm: no session", "agent", agent, "client", client, "err", err)
 		if isReq && req.IsCall() {

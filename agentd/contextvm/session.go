@@ -81,7 +81,7 @@ func (s *Server) session(ctx context.Context, agent, sk, client string, env *Env
 	switch {
 	case old != nil && !init:
 		return old, nil
-	case !isReq:
+	case !isReq || !req.IsCall(): // only a request opens a session
 		return nil, errNoSession
 	case old != nil:
 		old.Close() // a new initialize: the client starts over
