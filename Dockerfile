@@ -16,6 +16,14 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates curl \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/agentnode /usr/local/bin/agentnode
+# A non-root user owns /data (a new named volume takes this ownership). The
+# node writes nothing outside /data, so the root filesystem can be read-only
+# (docker run --read-only --tmpfs /tmp; compose: read_only: true).
+RUN groupadd --system --gid 10001 agentnode \
+ && useradd --system --uid 10001 --gid agentnode --home-dir /data --no-create-home --shell /usr/sbin/nologin agentnode \
+ && mkdir -p /data && chown agentnode:agentnode /data && chmod 0700 /data
+USER 10001:10001
+ENV HOME=/data
 VOLUME /data
 EXPOSE 7447
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \

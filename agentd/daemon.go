@@ -116,7 +116,7 @@ type Daemon struct {
 	log    *slog.Logger
 	store  Store
 	keys   keystore.Keys
-	policy *lessons.Policy
+	policy atomic.Pointer[lessons.Policy] // SetTrust replaces it (trust_reload.go)
 	token  string
 
 	mu     sync.Mutex // guards reg and closed; serialises registry changes
@@ -146,10 +146,11 @@ func Open(ctx context.Context, cfg Config) (*Daemon, error) {
 	if d.log == nil {
 		d.log = slog.Default()
 	}
-	var err error
-	if d.policy, err = lessons.NewPolicy(cfg.Trust); err != nil {
+	policy, err := lessons.NewPolicy(cfg.Trust)
+	if err != nil {
 		return nil, fmt.Errorf("agentd: trust: %w", err)
 	}
+	d.policy.Store(policy)
 	if err := d.openFiles(ctx); err != nil {
 		return nil, err
 	}
@@ -160,7 +161,7 @@ func Open(ctx context.Context, cfg Config) (*Daemon, error) {
 	if cfg.Notifier != nil {
 		d.unhook = cfg.Notifier.OnStored(d.onStored)
 	}
-	d.log.Info("agent daemon opened", "agents", len(agents), "data", d.cfg.DataDir, "encrypted_keys", d.keys.Encrypts(), "trust", d.policy.String())
+	d.log.Info("agent daemon opened", "agents", len(agents), "data", d.cfg.DataDir, "encrypted_keys", d.keys.Encrypts(), "trust", policy.String())
 	return d, nil
 }
 
@@ -215,7 +216,7 @@ func (d *Daemon) Close(ctx context.Context) error {
 }
 
 // Policy is the trust policy in force.
-func (d *Daemon) Policy() *lessons.Policy { return d.policy }
+func (d *Daemon) Policy() *lessons.Policy { return d.policy.Load() }
 
 // signal wakes the background loop (never blocks).
 func (d *Daemon) signal() {

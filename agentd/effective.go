@@ -89,11 +89,12 @@ func (d *Daemon) compose(ctx context.Context, pubkey string) (*composition, erro
 	if err != nil {
 		return nil, fmt.Errorf("agentd: %w", err)
 	}
-	c := &composition{gen: gen, key: lessons.Key(s, ev, d.policy), subject: s, missing: missing, at: time.Now()}
+	policy := d.policy.Load() // one policy for the key and the verdicts (SetTrust may replace it)
+	c := &composition{gen: gen, key: lessons.Key(s, ev, policy), subject: s, missing: missing, at: time.Now()}
 	if prev != nil && prev.key == c.key {
 		c.verdicts, c.eff = prev.verdicts, prev.eff
 	} else {
-		c.verdicts = d.policy.Evaluate(s, ev)
+		c.verdicts = policy.Evaluate(s, ev)
 		c.eff = lessons.Compose(s.Definition, s.Nudges, c.verdicts)
 	}
 	c.index(ev)

@@ -41,6 +41,9 @@ type backend interface {
 	// instances (a no-op for LMDB: there are none).
 	shareEphemeral(ctx context.Context, evt *nostr.Event)
 	stats() ingestStats
+	// readiness is nil when the store can take writes and answer reads now,
+	// else why not (ready.go).
+	readiness(ctx context.Context) error
 	close() error
 }
 

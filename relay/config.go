@@ -46,6 +46,16 @@ type Config struct {
 	// rate limit (policies.ClientIP, policies.EventRateLimiter). nil:
 	// none, the TCP peer is the client and those headers are ignored.
 	TrustedProxies []netip.Prefix
+	// Negentropy bounds NIP-77 sessions (relay/negentropy.go); zero
+	// fields take DefaultNegentropyLimits.
+	Negentropy NegentropyLimits
+	// Operators (64-hex pubkeys) may manage the relay over NIP-86 with
+	// NIP-98 HTTP auth (docs/RELAY.md#management); none: NIP-86 answers
+	// 401 to everyone. SetManagement changes them at run time.
+	Operators []string
+	// AgentKindsOnly stores only AgentNetworkKinds and the kinds the
+	// operator allows over NIP-86 (allowkind).
+	AgentKindsOnly bool
 }
 
 // DefaultRestrictedKinds: 4290 (Agent State Model op envelopes, one event

@@ -13,12 +13,14 @@ import (
 //	GET /api/verify/{agent}        one agent's owner verification
 //	GET /api/owners/{owner}/agents every agent linked to an owner, verified
 //	GET /healthz                   liveness
+//	GET /readyz                    readiness: the store (and PostgreSQL, its listener) answer (ready.go)
 func (r *Relay) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/verify/{agent}", r.handleVerify)
 	mux.HandleFunc("GET /api/owners/{owner}/agents", r.handleOwnerAgents)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	})
+	mux.HandleFunc("GET /readyz", r.handleReady)
 	mux.HandleFunc("GET /{$}", r.handleIndex)
 }
 
@@ -28,7 +30,7 @@ func (r *Relay) handleVerify(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "agent: " + err.Error()})
 		return
 	}
-	v, err := VerifyAgent(req.Context(), r, agent)
+	v, err := VerifyAgent(req.Context(), r.verifier(), agent)
 	if err != nil {
 		r.log.Error("verify failed", "agent", agent, "err", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "verification failed"})
@@ -43,7 +45,7 @@ func (r *Relay) handleOwnerAgents(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "owner: " + err.Error()})
 		return
 	}
-	list, err := OwnerAgents(req.Context(), r, owner)
+	list, err := OwnerAgents(req.Context(), r.verifier(), owner)
 	if err != nil {
 		r.log.Error("owner listing failed", "owner", owner, "err", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "listing failed"})

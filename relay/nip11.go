@@ -15,8 +15,8 @@ import (
 //	1 basic protocol · 9 deletions (stay deleted) · 11 this document ·
 //	22 comments (lesson comments validated) · 40 expiration · 42 AUTH (khatru) ·
 //	45 COUNT (bounded) · 50 search over definitions, lessons, comments ·
-//	70 protected events (khatru)
-var SupportedNIPs = []int{1, 9, 11, 22, 40, 42, 45, 50, 70}
+//	70 protected events (khatru) · 77 negentropy sync (bounded: negentropy.go)
+var SupportedNIPs = []int{1, 9, 11, 22, 40, 42, 45, 50, 70, 77}
 
 // SoftwareURL identifies the relay software in NIP-11.
 const SoftwareURL = "https://github.com/agentnode/agentnode"
@@ -31,15 +31,7 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		Contact:     r.cfg.Contact,
 		Software:    SoftwareURL,
 		Version:     r.cfg.Version,
-		Limitation: &nip11.RelayLimitationDocument{
-			MaxMessageLength:    lim.MaxMessageBytes,
-			MaxSubscriptions:    lim.MaxSubscriptions,
-			MaxLimit:            lim.MaxLimit,
-			DefaultLimit:        lim.DefaultLimit,
-			MaxEventTags:        lim.MaxEventTags,
-			MaxContentLength:    lim.MaxContentBytes,
-			CreatedAtUpperLimit: int64(lim.MaxFutureSkew.Seconds()),
-		},
+		Limitation:  limitation(lim),
 	}
 	if doc.Name == "" {
 		doc.Name = "agentnode"
@@ -54,6 +46,19 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		doc.AddSupportedNIP(n)
 	}
 	return doc
+}
+
+// limitation is NIP-11's limitation object of lim.
+func limitation(lim Limits) *nip11.RelayLimitationDocument {
+	return &nip11.RelayLimitationDocument{
+		MaxMessageLength:    lim.MaxMessageBytes,
+		MaxSubscriptions:    lim.MaxSubscriptions,
+		MaxLimit:            lim.MaxLimit,
+		DefaultLimit:        lim.DefaultLimit,
+		MaxEventTags:        lim.MaxEventTags,
+		MaxContentLength:    lim.MaxContentBytes,
+		CreatedAtUpperLimit: int64(lim.MaxFutureSkew.Seconds()),
+	}
 }
 
 // Operator is who runs the relay, as the NIP-11 document says it; empty
@@ -76,8 +81,16 @@ func (r *Relay) SetOperator(op Operator) {
 // infoDocument is the NIP-11 document as served: go-nostr's, with the
 // limitation object extended by every other budget the relay enforces, so
 // that a client can read all of them (NIP-11 lets a relay add fields).
+//
+// The operator's fields are left out when unset (they shadow go-nostr's,
+// which are always written): "pubkey": "" is not a key, and clients that
+// check the document (nak relay) refuse all of it for one.
 type infoDocument struct {
 	*nip11.RelayInformationDocument
+	PubKey     string             `json:"pubkey,omitempty"`
+	Contact    string             `json:"contact,omitempty"`
+	Icon       string             `json:"icon,omitempty"`
+	Banner     string             `json:"banner,omitempty"`
 	Limitation limitationDocument `json:"limitation"`
 }
 
@@ -101,25 +114,26 @@ type limitationDocument struct {
 
 // serveNIP11 answers a request for the relay information document.
 func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
-	lim := r.cfg.Limits
+	lim := r.limits() // a reload may have changed them (reload.go)
 	info := r.khatru.Relay.Info
-	doc := infoDocument{RelayInformationDocument: info, Limitation: limitationDocument{
-		RelayLimitationDocument: info.Limitation,
-		MaxTagValueLength:       lim.MaxTagValueBytes,
-		MaxTagValueByKind:       policies.AgentTagValueLimits(lim.MaxTagValueBytes).Advertised(),
-		MaxFilters:              lim.MaxFilters,
-		MaxFilterValues:         lim.MaxFilterValues,
-		MaxSearchWords:          lim.MaxSearchWords,
-		MaxConcurrentQueries:    lim.MaxConcurrentQueries,
-		MaxOutboundBytes:        lim.MaxOutboundBytes,
-		MaxOutboundMessages:     lim.MaxOutboundMessages,
-		RequestsPerSecond:       max(lim.RequestsPerSecond, 0),
-		EventsPerSecond:         max(lim.EventsPerSecond, 0),
-		EventsBurst:             max(lim.EventsBurst, 0),
-		MaxCount:                lim.MaxCount,
-		MaxConnections:          max(lim.MaxConnections, 0),
-		MaxConnectionsPerIP:     max(lim.MaxConnectionsPerIP, 0),
-	}}
+	doc := infoDocument{RelayInformationDocument: info,
+		PubKey: info.PubKey, Contact: info.Contact, Icon: info.Icon, Banner: info.Banner, Limitation: limitationDocument{
+			RelayLimitationDocument: limitation(lim),
+			MaxTagValueLength:       lim.MaxTagValueBytes,
+			MaxTagValueByKind:       policies.AgentTagValueLimits(lim.MaxTagValueBytes).Advertised(),
+			MaxFilters:              lim.MaxFilters,
+			MaxFilterValues:         lim.MaxFilterValues,
+			MaxSearchWords:          lim.MaxSearchWords,
+			MaxConcurrentQueries:    lim.MaxConcurrentQueries,
+			MaxOutboundBytes:        lim.MaxOutboundBytes,
+			MaxOutboundMessages:     lim.MaxOutboundMessages,
+			RequestsPerSecond:       max(lim.RequestsPerSecond, 0),
+			EventsPerSecond:         max(lim.EventsPerSecond, 0),
+			EventsBurst:             max(lim.EventsBurst, 0),
+			MaxCount:                lim.MaxCount,
+			MaxConnections:          max(lim.MaxConnections, 0),
+			MaxConnectionsPerIP:     max(lim.MaxConnectionsPerIP, 0),
+		}}
 	w.Header().Set("Content-Type", "application/nostr+json")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	json.NewEncoder(w).Encode(doc)

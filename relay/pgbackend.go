@@ -59,6 +59,7 @@ type pgBackend struct {
 	moved     chan struct{} // closed and replaced when pos moves
 	ready     chan struct{} // closed when the Listener first listens on every channel
 	readyOnce sync.Once
+	listening listenHealth // the Listener's connection, for readiness (ready.go)
 
 	mu       sync.RWMutex
 	closed   bool
@@ -141,10 +142,10 @@ func (b *pgBackend) startIngest(announce, remote func(*nostr.Event)) error {
 	}
 	b.announce, b.pos = announce, head
 	l := b.pg.NewListener(func(_ int64, evt *nostr.Event) { b.announce(evt) })
-	l.Progress = b.advance
+	l.Progress = func(head int64) { b.listening.up(); b.advance(head) }
 	l.Ephemeral = remote
-	l.Listening = func() { b.readyOnce.Do(func() { close(b.ready) }) }
-	l.LogError = func(err error) { b.log.Warn("postgres listener", "err", err) }
+	l.Listening = func() { b.listening.up(); b.readyOnce.Do(func() { close(b.ready) }) }
+	l.LogError = func(err error) { b.listening.down(err); b.log.Warn("postgres listener", "err", err) }
 	b.listener = l
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel

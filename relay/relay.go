@@ -37,7 +37,12 @@ type Relay struct {
 	connLimit *policies.ConnLimiter // websockets per address and in all (conns.go)
 	mem       *memguard.Guard       // the memory ceiling (nil: none)
 
-	refused refusalCounts // events the policies refused (refusals.go)
+	refused refusalCounts            // events the policies refused (refusals.go)
+	manage  *management              // NIP-86: operators, allow and deny lists (manage.go)
+	live    atomic.Pointer[limitSet] // the limits a reload may change (reload.go)
+
+	verifyQ    atomic.Pointer[SourceQuerier] // SetVerifier (verify_sources.go)
+	readyState readyCache                    // the last readiness answer (ready.go)
 
 	stored    storedHooks // OnStored listeners
 	ephemeral storedHooks // OnEphemeral listeners (ephemeral.go)
@@ -58,7 +63,12 @@ func Open(ctx context.Context, cfg Config) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Relay{cfg: cfg, log: cfg.Logger, store: st, conns: map[*khatru.WebSocket]struct{}{}}
+	mgmt, err := openManagement(cfg)
+	if err != nil {
+		st.close()
+		return nil, err
+	}
+	r := &Relay{cfg: cfg, log: cfg.Logger, store: st, conns: map[*khatru.WebSocket]struct{}{}, manage: mgmt}
 	r.khatru = khatru.NewRouter()
 	r.wire()
 	if err := st.startIngest(r.announce, r.announceRemoteEphemeral); err != nil {
@@ -85,11 +95,13 @@ func openBackend(ctx context.Context, cfg Config) (backend, error) {
 // wire installs storage, policies and endpoints on the khatru relay.
 func (r *Relay) wire() {
 	rl, lim := r.khatru.Relay, r.cfg.Limits
+	r.live.Store(r.newLimitSet(lim, nil))
 	rl.Log = slog.NewLogLogger(r.log.Handler(), slog.LevelWarn)
 	rl.MaxMessageSize = int64(lim.MaxMessageBytes)
 	rl.Info = r.info()
 	r.wireBudgets(rl, lim)
 	r.wireConnections(rl)
+	r.wireNegentropy(rl)
 
 	// Every filter passes here before khatru computes NIP-45 HLL offsets.
 	r.khatru.Route().Req(func(f nostr.Filter) bool { policies.GuardHLLOffset(f); return false }).Relay(rl)
@@ -104,9 +116,10 @@ func (r *Relay) wire() {
 	rl.CountEventsHLL = append(rl.CountEventsHLL, r.countHLLHook)
 
 	rl.RejectEvent = append(rl.RejectEvent, r.refused.counted(
-		policies.EventRateLimiter(lim.EventsPerSecond, lim.EventsBurst, time.Now, r.cfg.TrustedProxies...),
-		policies.RejectOversizedByKind(lim.MaxContentBytes, lim.MaxEventTags, policies.AgentTagValueLimits(lim.MaxTagValueBytes)),
-		policies.RejectFarFuture(lim.MaxFutureSkew, nostr.Now),
+		r.liveRate,      // policies.EventRateLimiter (reload.go)
+		r.manage.reject, // the operator's lists (manage.go)
+		r.liveSize,      // policies.RejectOversizedByKind
+		r.liveFuture,    // policies.RejectFarFuture
 		policies.RejectExpired(nostr.Now),
 		policies.ValidateAgentEvents(),
 		policies.RejectCommentRootMismatch(r),
@@ -121,7 +134,7 @@ func (r *Relay) wire() {
 	rl.PreventBroadcastTo = append(rl.PreventBroadcastTo, rule.PreventBroadcast())
 	rl.OverwriteFilter = append(rl.OverwriteFilter,
 		func(_ context.Context, f *nostr.Filter) { policies.StripHLLGuard(f) },
-		policies.CapLimit(lim.DefaultLimit, lim.MaxLimit),
+		r.liveCapLimit, // policies.CapLimit
 	)
 	rl.OnConnect = append(rl.OnConnect, r.trackConn)
 	rl.OnDisconnect = append(rl.OnDisconnect, r.untrackConn)
@@ -141,10 +154,7 @@ func (r *Relay) wireBudgets(rl *khatru.Relay, lim Limits) {
 	rl.MaxConcurrentMessages = lim.MaxConcurrentMessages
 	rl.MaxConcurrentQueries = lim.MaxConcurrentQueries
 	rl.MaxSubscriptions = lim.MaxSubscriptions
-	rl.RejectRequest = append(rl.RejectRequest, policies.RequestBudget(policies.Budget{
-		MaxFilters: lim.MaxFilters, MaxValues: lim.MaxFilterValues, MaxSearchWords: lim.MaxSearchWords,
-		PerSecond: lim.RequestsPerSecond, Burst: lim.RequestsBurst,
-	}, time.Now))
+	rl.RejectRequest = append(rl.RejectRequest, r.liveBudget) // policies.RequestBudget (reload.go)
 	rl.OnSlowConsumer = append(rl.OnSlowConsumer, func(ws *khatru.WebSocket) {
 		r.slowConsumers.Add(1)
 		r.log.Warn("slow consumer cut off", "ip", policies.ClientIP(ws.Request, r.cfg.TrustedProxies),
@@ -202,6 +212,10 @@ func (r *Relay) countHLLHook(ctx context.Context, f nostr.Filter, offset int) (i
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Header.Get("Upgrade") != "websocket" && req.Header.Get("Accept") == "application/nostr+json" {
 		r.serveNIP11(w, req)
+		return
+	}
+	if isNIP86(req) {
+		r.serveNIP86(w, req) // nip86.go: never khatru's
 		return
 	}
 	r.khatru.ServeHTTP(w, req)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -282,15 +283,50 @@ func TestRelay_SizeAndRateLimits(t *testing.T) {
 	}
 }
 
-func TestRelay_NIP11TellsTheTruth(t *testing.T) {
-	tr := openTestRelay(t, t.TempDir(), Limits{MaxContentBytes: 1234})
-	req, _ := http.NewRequest("GET", tr.srv.URL, nil)
+// nip11Document fetches the relay's NIP-11 document as raw JSON.
+func nip11Document(t *testing.T, url string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("Accept", "application/nostr+json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRelay_NIP11OmitsUnsetOperatorFields: without an operator key the
+// document has no "pubkey" at all (nak relay refuses "pubkey": ""), nor
+// empty contact, icon or banner; a key that is set is sent.
+func TestRelay_NIP11OmitsUnsetOperatorFields(t *testing.T) {
+	tr := openTestRelay(t, t.TempDir(), Limits{})
+	var doc map[string]any
+	if err := json.Unmarshal(nip11Document(t, tr.srv.URL), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"pubkey", "contact", "icon", "banner"} {
+		if v, ok := doc[k]; ok {
+			t.Errorf("NIP-11 sends %q: %q with none configured", k, v)
+		}
+	}
+	pk := strings.Repeat("ab", 32)
+	tr.SetOperator(Operator{PubKey: pk, Contact: "mailto:op@example.org"})
+	doc = nil
+	if err := json.Unmarshal(nip11Document(t, tr.srv.URL), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["pubkey"] != pk || doc["contact"] != "mailto:op@example.org" {
+		t.Errorf("NIP-11 with an operator: pubkey %v contact %v", doc["pubkey"], doc["contact"])
+	}
+}
+
+func TestRelay_NIP11TellsTheTruth(t *testing.T) {
+	tr := openTestRelay(t, t.TempDir(), Limits{MaxContentBytes: 1234})
 	var doc struct {
 		SupportedNIPs []int  `json:"supported_nips"`
 		Software      string `json:"software"`
@@ -301,7 +337,7 @@ func TestRelay_NIP11TellsTheTruth(t *testing.T) {
 			MaxLimit         int `json:"max_limit"`
 		} `json:"limitation"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+	if err := json.Unmarshal(nip11Document(t, tr.srv.URL), &doc); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(doc.SupportedNIPs)

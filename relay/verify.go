@@ -23,6 +23,10 @@ type Verification struct {
 	events.Ownership
 	Seen   events.Seen        `json:"seen"`
 	Events VerificationEvents `json:"events"`
+	// Sources says where each of Events came from, by event id: "local"
+	// (the node's store) or the relay a lookup fetched it from
+	// (verify_sources.go).
+	Sources map[string]string `json:"sources,omitempty"`
 }
 
 // VerificationEvents are the two events a verdict rests on (nil when absent).
@@ -58,6 +62,7 @@ func VerifyAgent(ctx context.Context, q Querier, agent string) (Verification, er
 	}
 	v.Ownership, v.Seen = events.CheckOwnershipAmong(agent, prof, claims)
 	v.Events = VerificationEvents{Profile: profEvt, Claims: claimEvts[v.Owner]}
+	v.noteSources(q)
 	return v, nil
 }
 
@@ -117,6 +122,7 @@ func OwnerAgents(ctx context.Context, q Querier, owner string) ([]Verification, 
 		v := Verification{Ownership: events.CheckOwnership(agent, prof, claims),
 			Events: VerificationEvents{Profile: profEvt, Claims: claimsEvt}}
 		_, v.Seen = events.CheckOwnershipAmong(agent, prof, []*events.OwnerClaims{claims})
+		v.noteSources(q)
 		if v.Owner != owner {
 			v.Ownership = events.Ownership{Agent: agent, Owner: owner, OwnerClaimsAgent: claims.Lists(agent),
 				Reason: "the agent's profile does not name this owner"}

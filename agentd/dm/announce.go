@@ -18,12 +18,20 @@ func (s *Service) announceAll(ctx context.Context) {
 	}
 }
 
-// Announce publishes agent's kind 10050 DM relay list naming
-// Config.RelayURLs, unless the latest stored one names exactly those.
+// Announce publishes agent's kind 10050 DM relay list and its NIP-65 relay
+// list (kind 10002) naming Config.RelayURLs, unless the latest stored ones
+// name exactly those.
 // Call it for an agent installed after Run started. No RelayURLs: nothing.
 func (s *Service) Announce(ctx context.Context, agent string) error {
 	if len(s.cfg.RelayURLs) == 0 {
 		return nil
+	}
+	sk, err := s.cfg.Keys(agent)
+	if err != nil {
+		return fmt.Errorf("dm: announce %s: %w", agent, err)
+	}
+	if err := s.announceOutbox(ctx, agent, sk); err != nil { // NIP-65 (nip65.go)
+		return err
 	}
 	stored, err := s.cfg.Source.QuerySync(ctx, nostr.Filter{Kinds: []int{nostr.KindDMRelayList}, Authors: []string{agent}, Limit: 1})
 	if err != nil {
@@ -31,10 +39,6 @@ func (s *Service) Announce(ctx context.Context, agent string) error {
 	}
 	if len(stored) > 0 && slices.Equal(relaysOf(stored[0]), s.cfg.RelayURLs) {
 		return nil
-	}
-	sk, err := s.cfg.Keys(agent)
-	if err != nil {
-		return fmt.Errorf("dm: announce %s: %w", agent, err)
 	}
 	evt := RelayList(s.cfg.RelayURLs, nostr.Timestamp(s.cfg.Now().Unix()))
 	if err := evt.Sign(sk); err != nil {

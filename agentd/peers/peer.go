@@ -27,6 +27,7 @@ type peer struct {
 	resync      chan struct{}     // push: catch up from the watermarks
 	resubscribe chan struct{}     // pull: the interests changed
 	online      atomic.Bool       // a session is pushing: enqueue notified events
+	noNIP77     atomic.Bool       // the peer did not answer NIP-77: catch up by REQ (negcatchup.go)
 	stats       stats
 
 	mu    sync.Mutex // guards marks and dirty
@@ -119,6 +120,9 @@ func (p *peer) limits(ctx context.Context) limits {
 	ictx, cancel := context.WithTimeout(ctx, p.s.cfg.DialTimeout)
 	defer cancel()
 	info, err := nip11.Fetch(ictx, p.url)
+	if err == nil {
+		p.noteNIPs(info.SupportedNIPs) // negcatchup.go
+	}
 	if err != nil || info.Limitation == nil || info.Limitation.MaxLimit <= 0 {
 		return lim
 	}

@@ -58,6 +58,7 @@ func (p *peer) pullPass(ctx context.Context, conn *relayclient.Conn, lim limits,
 	defer func() {
 		live.Close()
 		f.closeCatchUp()
+		f.stopNeg()
 	}()
 	return f.run(ctx, caught)
 }
@@ -70,6 +71,7 @@ type follower struct {
 	tracks []track
 	live   *relayclient.Sub
 	cu     *relayclient.Sub // nil before the live EOSE and after the catch-up
+	neg    negRun           // the NIP-77 catch-up, when it runs (negcatchup.go)
 }
 
 // run stores what the subscriptions deliver until the pass ends. At the
@@ -98,8 +100,20 @@ func (f *follower) run(ctx context.Context, caught *atomic.Bool) error {
 			err = f.take(ctx, evt, ok, true)
 		case <-liveEOSE:
 			liveEOSE = nil
+			if f.startNeg(ctx) {
+				ack.Stop() // the NIP-77 catch-up bounds each of its answers itself
+				break
+			}
 			ack.Reset(f.p.s.cfg.DialTimeout)
 			err = f.openCatchUp(ctx)
+		case evt := <-f.neg.events:
+			err = f.p.take(ctx, evt, f.tracks, true)
+		case nerr := <-f.neg.done:
+			f.neg.done = nil
+			if err = f.finishNeg(ctx, nerr, caught); errors.Is(err, errNoNIP77) {
+				ack.Reset(f.p.s.cfg.DialTimeout)
+				err = f.openCatchUp(ctx)
+			}
 		case <-f.cuEOSE():
 			ack.Stop()
 			err = f.finishCatchUp(ctx, caught)
@@ -126,6 +140,12 @@ func (f *follower) finishCatchUp(ctx context.Context, caught *atomic.Bool) error
 		return err
 	}
 	f.closeCatchUp()
+	f.complete(ctx, caught)
+	return nil
+}
+
+// complete commits the watermarks of a finished catch-up.
+func (f *follower) complete(ctx context.Context, caught *atomic.Bool) {
 	f.p.caughtUp(f.tracks)
 	if !caught.Load() { // the session's first catch-up: say how it went
 		events := 0
@@ -136,7 +156,6 @@ func (f *follower) finishCatchUp(ctx context.Context, caught *atomic.Bool) error
 	}
 	caught.Store(true)
 	f.p.save(ctx)
-	return nil
 }
 
 func (f *follower) take(ctx context.Context, evt *nostr.Event, ok, catchUp bool) error {

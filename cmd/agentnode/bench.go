@@ -25,6 +25,8 @@ const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D]
        bench crowded [--events N] [--event-bytes N] [--defs N] [--def-bytes N] [--conns N] [--dir D] [--json]   (memory under the read-path attacks)
        bench relay  [--events N] [--window N] [--stored N] [--queries N] [--subs N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]
        bench delivery --from ws://B --to ws://A [--name NAME] ... [--events N] [--json]   (live delivery latency, publish on B -> subscription on A)
+       bench negentropy [--events N] [--dir D] [--json]   (NIP-77 sync of two nodes vs a REQ download)
+       bench federation [--nodes N] [--peers N] [--lessons N] [--seed N] [--dir D] [--json]   (lesson propagation over N peered nodes)
        bench serve  --relay khatru+lmdb|agentnode [--listen ADDR] [--dir D]   (a bench relay in its own process, to be a --target)
 TARGETS: running relays measured beside the in-process ones, repeatable:
        --target ws://host:port [--name NAME] [--target-pid PID]   (pid: CPU of that process from /proc)`
@@ -34,14 +36,16 @@ type tableWriter interface{ WriteTable(w io.Writer) error }
 
 // benchRunners are the bench subcommands.
 var benchRunners = map[string]func(ctx context.Context, m *Main, args []string) (tableWriter, bool, error){
-	"ingest":   runBenchIngest,
-	"query":    runBenchQuery,
-	"fanout":   runBenchFanout,
-	"relay":    runBenchRelay,
-	"hostile":  runBenchHostile,
-	"crowded":  runBenchCrowded,
-	"serve":    runBenchServe,
-	"delivery": runBenchDelivery,
+	"ingest":     runBenchIngest,
+	"query":      runBenchQuery,
+	"fanout":     runBenchFanout,
+	"relay":      runBenchRelay,
+	"hostile":    runBenchHostile,
+	"crowded":    runBenchCrowded,
+	"serve":      runBenchServe,
+	"delivery":   runBenchDelivery,
+	"negentropy": runBenchNegentropy, // bench_negentropy.go
+	"federation": runBenchFederation, // bench_federation.go
 }
 
 func runBench(ctx context.Context, m *Main, args []string) error {

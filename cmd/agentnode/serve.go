@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/lookup"
 	"github.com/agentnode/agentnode/agentd/peers"
 	"github.com/agentnode/agentnode/internal/lifecycle"
 	"github.com/agentnode/agentnode/internal/memguard"
@@ -69,7 +70,8 @@ type ServeCommand struct {
 	daemon *agentd.Daemon
 	server *http.Server
 	ln     net.Listener
-	peers  *peers.Syncer // nil without --peer
+	peers  *peers.Syncer  // nil without --peer
+	lookup *lookup.Lookup // on-demand lookups of what verification lacks (serve_lookup.go)
 
 	asm *serveState   // the Agent State Model runtime and replicators (serve_state.go)
 	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_runtime.go)
@@ -78,6 +80,9 @@ type ServeCommand struct {
 	shared *serveShared // --postgres: agents placed among instances (serve_agentpg.go); nil embedded
 
 	file *serveFile // --config as read by ParseFlags (serve_config.go)
+
+	level  slog.LevelVar // the log level in force (a SIGHUP may change it: serve_reload.go)
+	reload *serveReload  // SIGHUP handling (serve_reload.go)
 
 	closers []func(context.Context) error // what Open took, in order: Close undoes it backwards
 }
@@ -155,10 +160,12 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 	}
 	slog.SetDefault(logger) // libraries logging through the standard log package end up structured too
 	for _, open := range []func(context.Context, *slog.Logger) error{
+		c.openReload,    // SIGHUP reloads from now on instead of killing the node
 		c.openRelay,     // events, search, NIP-11: everything else reads and writes through it
 		c.listen,        // the address the 25910 client and the DM relay lists name
 		c.openShared,    // --postgres: the agents' data and leases, shared by the instances
 		c.openPeers,     // --peer sync, over the relay
+		c.openLookup,    // on-demand lookups on the peers and NIP-65 relays, for verification
 		c.openState,     // the ASM store; its replicators follow the daemon's agents
 		c.openRuntime,   // metrics, model, 25910 client, tool bindings
 		c.openRegistry,  // capability packages: the daemon resolves installs through it
@@ -206,6 +213,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 	parts = append(parts, c.sharedParts()...) // --postgres: after DMs, which a takeover catches up on
 	parts = append(parts,
 		lifecycle.Func("agent changes", c.followAgents),
+		lifecycle.Func("reload", c.runReload), // SIGHUP (serve_reload.go)
 		lifecycle.Func("http", c.runHTTP))
 	if err := lifecycle.Run(ctx, parts...); err != nil {
 		return stoppedOr(ctx, fmt.Errorf("serve: %w", err))
@@ -241,8 +249,9 @@ func closeErr(fn func() error) func(context.Context) error {
 // openRelay opens the embedded relay; the agents' HTTP API is mounted on
 // it by openDaemon.
 func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error {
-	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(),
-		TrustedProxies: c.httpConfig().trusted, AddressedKinds: c.addressedKinds()})
+	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(), Negentropy: c.relayNegentropy(),
+		TrustedProxies: c.httpConfig().trusted, Operators: c.relayOperators(), AgentKindsOnly: c.agentKindsOnly(),
+		AddressedKinds: c.addressedKinds()})
 	if errors.Is(err, relay.ErrDataDirInUse) {
 		return fmt.Errorf("%w\n  another node (`make run`?) already serves this data directory; a second node on this machine needs its own: "+
 			"agentnode serve --data ./node2-data --listen 127.0.0.1:7448", err)
@@ -309,7 +318,11 @@ func (c *ServeCommand) logger() (*slog.Logger, error) {
 	if err := level.UnmarshalText([]byte(c.Config.LogLevel)); err != nil {
 		return nil, usagef("serve: --log-level %q: want debug, info, warn or error", c.Config.LogLevel)
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	if c.file != nil && c.file.Node.LogLevel != "" { // checked by ParseFlags
+		_ = level.UnmarshalText([]byte(c.file.Node.LogLevel))
+	}
+	c.level.Set(level)
+	opts := &slog.HandlerOptions{Level: &c.level}
 	if c.Config.LogJSON {
 		return slog.New(slog.NewJSONHandler(c.m.Stderr, opts)), nil
 	}
@@ -338,6 +351,7 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 		return err
 	}
 	c.daemon = d
+	c.relay.SetExempt(d.HasKey) // the pubkey allowlist never blocks the node's agents (docs/RELAY.md#management)
 	c.onClose(d.Close)
 	if err := c.placeAgents(ctx); err != nil {
 		return err

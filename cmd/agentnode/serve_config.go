@@ -29,7 +29,9 @@ import (
 //	 "directory": {"heartbeat_seconds": 30, "ttl_seconds": 90},
 //	 "web":      {"max_renders": 4, "render_wait_ms": 2000},
 //	 "postgres": {"url": "postgres://agentnode@db:5432/agentnode"},
-//	 "relay":    {"events_per_second": 200, "max_subscriptions": 200, "max_outbound_bytes": 8388608, ...},
+//	 "relay":    {"events_per_second": 200, "max_subscriptions": 200, "max_outbound_bytes": 8388608, ...,
+//	              "operators": ["npub1..."], "agent_kinds_only": false},
+//	 "node":     {"name": "...", "pubkey": "npub1...", "public_url": "wss://...", "log_level": "info"},
 //	 "http":     {"trusted_proxies": ["10.0.0.0/8"], "max_body_bytes": 1048576,
 //	              "read_timeout_seconds": 30, "write_timeout_seconds": 60, "long_write_timeout_seconds": 600,
 //	              "idle_timeout_seconds": 120, "mcp_session_idle_seconds": 1800, "mcp_max_sessions": 1000,
@@ -181,11 +183,14 @@ func checkKeys(section string, obj map[string]json.RawMessage) error {
 // file's trust section, then the flags: --trust-allow adds to its
 // allowlist, --trust-disable to its disable list, and --trust-follows
 // (either value) replaces whatever the file says about the follows rule.
-func (c *ServeCommand) trustConfig() lessons.Config {
+func (c *ServeCommand) trustConfig() lessons.Config { return c.trustFrom(c.file) }
+
+// trustFrom is trustConfig over the config file f (nil: none).
+func (c *ServeCommand) trustFrom(f *serveFile) lessons.Config {
 	var file lessons.Config
 	followsFlag := c.Config.TrustFollows
-	if c.file != nil {
-		file, followsFlag = c.file.Trust, c.file.followsFlag || c.Config.TrustFollows
+	if f != nil {
+		file, followsFlag = f.Trust, f.followsFlag || c.Config.TrustFollows
 	}
 	cfg := lessons.Config{
 		Enable:    slices.Clone(file.Enable),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 
@@ -27,6 +28,10 @@ type serveNode struct {
 	PubKey      string `json:"pubkey"`
 	Contact     string `json:"contact"`
 	PublicURL   string `json:"public_url"`
+	// LogLevel (debug, info, warn, error), when set, overrides
+	// --log-level and AGENTNODE_LOG_LEVEL; a SIGHUP rereads it
+	// (serve_reload.go).
+	LogLevel string `json:"log_level"`
 }
 
 // parseNodeSection decodes and checks the "node" section into f.Node
@@ -52,6 +57,12 @@ func (n *serveNode) check() error {
 			return fmt.Errorf(`"node.pubkey": %v (want the operator's npub or 64-hex public key)`, err)
 		}
 		n.PubKey = pk
+	}
+	if n.LogLevel != "" {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(n.LogLevel)); err != nil {
+			return fmt.Errorf(`"node.log_level" %q: want debug, info, warn or error`, n.LogLevel)
+		}
 	}
 	if n.PublicURL == "" {
 		return nil

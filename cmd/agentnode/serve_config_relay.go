@@ -44,6 +44,20 @@ type serveRelay struct {
 	MaxConnections      int   `json:"max_connections"`
 	MaxConnectionsPerIP int   `json:"max_connections_per_ip"`
 	MemoryCeilingMB     int64 `json:"memory_ceiling_mb"`
+
+	// NIP-77 bounds (serve_config_negentropy.go).
+	NegentropyMaxSessions  int `json:"negentropy_max_sessions"`
+	NegentropyMaxItems     int `json:"negentropy_max_items"`
+	NegentropyMaxHeldItems int `json:"negentropy_max_held_items"`
+	NegentropyFrameBytes   int `json:"negentropy_frame_bytes"`
+	NegentropyIdleSeconds  int `json:"negentropy_idle_seconds"`
+
+	// Operators (npub or hex) may manage the relay over NIP-86 with NIP-98
+	// auth; AgentKindsOnly stores the agent network's kinds only
+	// (serve_manage.go, docs/RELAY.md#management).
+	Operators      []string `json:"operators"`
+	AgentKindsOnly bool     `json:"agent_kinds_only"`
+
 	// AddressedKinds: the restricted kinds served without AUTH to a
 	// filter naming the recipient in #p (absent: relay.DefaultAddressedKinds;
 	// [] : none, the strict NIP-17 rule). docs/RELAY.md "Restricted kinds".
@@ -81,10 +95,16 @@ func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
 		"max_search_words": r.MaxSearchWords, "max_concurrent_queries": r.MaxConcurrentQueries,
 		"max_concurrent_messages": r.MaxConcurrentMessages, "max_outbound_bytes": r.MaxOutboundBytes,
 		"max_outbound_messages": r.MaxOutboundMessages, "write_timeout_seconds": r.WriteTimeoutSeconds,
+		"negentropy_max_sessions": r.NegentropyMaxSessions, "negentropy_max_items": r.NegentropyMaxItems,
+		"negentropy_max_held_items": r.NegentropyMaxHeldItems, "negentropy_frame_bytes": r.NegentropyFrameBytes,
+		"negentropy_idle_seconds": r.NegentropyIdleSeconds,
 	} {
 		if v < 0 {
 			return fmt.Errorf(`"relay.%s" must not be negative`, name)
 		}
+	}
+	if _, err := operatorKeys(r.Operators); err != nil {
+		return err
 	}
 	if r.DefaultLimit > 0 && r.MaxLimit > 0 && r.DefaultLimit > r.MaxLimit {
 		return fmt.Errorf(`"relay": default_limit %d is above max_limit %d`, r.DefaultLimit, r.MaxLimit)
@@ -94,11 +114,14 @@ func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
 
 // relayLimits are the limits the relay runs with: the "relay" section over
 // relay.DefaultLimits (zero fields are filled by the relay itself).
-func (c *ServeCommand) relayLimits() relay.Limits {
-	if c.file == nil {
+func (c *ServeCommand) relayLimits() relay.Limits { return relayLimitsFrom(c.file) }
+
+// relayLimitsFrom is relayLimits over the config file f (nil: none).
+func relayLimitsFrom(f *serveFile) relay.Limits {
+	if f == nil {
 		return relay.Limits{}
 	}
-	r := c.file.Relay
+	r := f.Relay
 	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
 	return relay.Limits{
 		MaxMessageBytes: r.MaxMessageBytes, MaxContentBytes: r.MaxContentBytes, MaxEventTags: r.MaxEventTags,

@@ -76,5 +76,5 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 	}
 	c.mountWeb(mux, token, logger)
 	mux.Handle("/", c.relay)
-	return c.relay.Shed(mux), nil // 503 while memory is near its ceiling (relay/conns.go)
+	return c.rt.metrics.HTTP(c.relay.Shed(mux)), nil // 503 while memory is near its ceiling (relay/conns.go); counted by route (serve_metrics.go)
 }

@@ -125,12 +125,12 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 func (c *ServeCommand) openDM(ctx context.Context, logger *slog.Logger) error {
 	c.rt.strangers = c.strangersBudget()
 	c.rt.rpcSrv = nostrrpc.NewServer(nostrrpc.ServerConfig{Source: c.relay, Publish: c.relay.Publish,
-		Keys: c.localKey, Handler: nostrrpc.HandlerFunc(c.serveRPC), Logger: logger.With("component", "a2a-server"),
+		Keys: c.localKey, Handler: nostrrpc.HandlerFunc(c.timedRPC), Logger: logger.With("component", "a2a-server"),
 		Gate: strangers.Gate{Budget: c.rt.strangers, Known: c.a2aKnown}})
 	c.rt.rpcPeers = nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: c.Config.Peers, Agents: c.agentKeys,
 		Keys: c.localKey, Server: c.rt.rpcSrv, Logger: logger.With("component", "a2a-peers")})
 	cfg := dm.Config{Source: c.relay, Publish: c.relay.Publish, Agents: c.agentKeys,
-		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.respondDM),
+		Keys: c.daemon.SecretKey, Responder: dm.ResponderFunc(c.timedDM),
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
 		RelayURLs: c.dmRelayURLs("ws://" + c.Addr()), Logger: logger.With("component", "dm"),
 		Gate: strangers.Gate{Budget: c.rt.strangers, Known: c.dmKnown}}

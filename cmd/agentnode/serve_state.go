@@ -90,7 +90,7 @@ func (c *ServeCommand) ownedAgents() map[string]string {
 // (relay.VerifyAgent: the two-way NIP-AE link). They read the owner's
 // shared state and may write it.
 func (c *ServeCommand) verifiedAgents(ctx context.Context, owner string) ([]string, error) {
-	linked, err := relay.OwnerAgents(ctx, c.relay, owner) // one claims read, one profile query
+	linked, err := relay.OwnerAgents(ctx, c.verifyReader(), owner) // one claims read, one profile query; what the relay lacks is looked up
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,8 @@ type RelayStats struct {
 	Connections   int              // open websocket connections
 	Subscriptions int              // live subscription filters
 	SlowConsumers int64            // connections cut off for not reading, since start
+	RefusedConns  int64            // websockets refused by the connection limits, since start
+	Shed          int64            // websockets and HTTP requests refused while busy, since start
 	Refused       map[string]int64 // events refused since start, by NIP-01 prefix
 	Batches       int64            // group commits since start
 	BatchOps      int64            // writes in them
@@ -36,6 +38,8 @@ type Sources struct {
 	Relay     func() RelayStats
 	Peers     func() []PeerStats
 	Strangers func() StrangerStats // strangers.go
+	Node      func() NodeStats     // node.go: agents, leases, queues
+	Version   string               // the build's version (agentnode_build_info)
 }
 
 // Metrics is the node's registry. It is safe for concurrent use.
@@ -43,6 +47,8 @@ type Metrics struct {
 	reg       *prometheus.Registry
 	stored    *prometheus.CounterVec
 	toolCalls *prometheus.CounterVec
+	lat       latencies   // latency.go
+	http      httpMetrics // http.go
 }
 
 // New builds the registry over src. It starts nothing.
@@ -52,7 +58,16 @@ func New(src Sources) *Metrics {
 			Help: "Events the relay stored, by kind (kinds the node does not speak count as \"other\")."}, []string{"kind"}),
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "agentnode_agent_tool_calls_total",
 			Help: "Tool calls agents made through capability bindings, by binding type and result."}, []string{"binding", "result"}),
+		lat:  newLatencies(),
+		http: newHTTPMetrics(),
 	}
+	for b := range bindingTypes { // every series there from the start: dashboards see 0, not nothing
+		for _, r := range []string{"ok", "error"} {
+			m.toolCalls.WithLabelValues(b, r)
+		}
+	}
+	m.reg.MustRegister(m.lat.collectors()...)
+	m.reg.MustRegister(m.http.collectors()...)
 	m.reg.MustRegister(m.stored, m.toolCalls, sourceCollector{src},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -71,11 +86,7 @@ func (m *Metrics) Stored(evt *nostr.Event) {
 
 // ToolCall counts one binding call of type binding and its outcome.
 func (m *Metrics) ToolCall(binding string, err error) {
-	result := "ok"
-	if err != nil {
-		result = "error"
-	}
-	m.toolCalls.WithLabelValues(bindingLabel(binding), result).Inc()
+	m.toolCalls.WithLabelValues(bindingLabel(binding), result(err)).Inc()
 }
 
 // spokenKinds are the kinds the node speaks (docs/KINDS.md); others are

@@ -18,6 +18,10 @@ var (
 		"Time spent committing batches, fsync included (seconds / batches = mean commit latency).", nil, nil)
 	descSlow = prometheus.NewDesc("agentnode_relay_slow_consumers_total",
 		"Websocket connections cut off for not reading (outbound budget exceeded).", nil, nil)
+	descRefusedConns = prometheus.NewDesc("agentnode_relay_refused_connections_total",
+		"Websocket connections refused by the connection limits (per address and in all).", nil, nil)
+	descShed = prometheus.NewDesc("agentnode_relay_shed_total",
+		"Websocket connections and HTTP requests refused (503) while memory was near its ceiling.", nil, nil)
 	descRefused = prometheus.NewDesc("agentnode_events_refused_total",
 		"Events the relay's policies refused, by NIP-01 reason prefix.", []string{"reason"}, nil)
 	descPeerUp = prometheus.NewDesc("agentnode_peer_connected",
@@ -33,12 +37,17 @@ type sourceCollector struct{ src Sources }
 
 func (c sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descConnections, descSubs, descBatches, descBatchOps, descCommitSecs, descSlow, descRefused, descPeerUp, descPeerSeen, descPeerEvents,
-		descDMWraps, descDMMessages, descStrangers, descStrangersDry} {
+		descDMWraps, descDMMessages, descStrangers, descStrangersDry,
+		descRefusedConns, descShed, descBuild, descAgents, descLeases, descQueue} {
 		ch <- d
 	}
 }
 
 func (c sourceCollector) Collect(ch chan<- prometheus.Metric) {
+	collectBuild(ch, c.src.Version)
+	if c.src.Node != nil {
+		collectNode(ch, c.src.Node())
+	}
 	if c.src.Relay != nil {
 		collectRelay(ch, c.src.Relay())
 	}
@@ -59,6 +68,8 @@ func collectRelay(ch chan<- prometheus.Metric, s RelayStats) {
 	ch <- prometheus.MustNewConstMetric(descBatchOps, prometheus.CounterValue, float64(s.BatchOps))
 	ch <- prometheus.MustNewConstMetric(descCommitSecs, prometheus.CounterValue, s.CommitSeconds)
 	ch <- prometheus.MustNewConstMetric(descSlow, prometheus.CounterValue, float64(s.SlowConsumers))
+	ch <- prometheus.MustNewConstMetric(descRefusedConns, prometheus.CounterValue, float64(s.RefusedConns))
+	ch <- prometheus.MustNewConstMetric(descShed, prometheus.CounterValue, float64(s.Shed))
 	for reason, n := range s.Refused {
 		ch <- prometheus.MustNewConstMetric(descRefused, prometheus.CounterValue, float64(n), reason)
 	}

@@ -115,6 +115,11 @@ func (c *cluster) startServer() error {
 		return err
 	}
 	c.port = port
+	return c.startAt(port)
+}
+
+// startAt starts postgres on port (control.go restarts it there).
+func (c *cluster) startAt(port int) error {
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", port, c.dir)
 	if os.Getenv("PGTEST_FSYNC") != "on" {
 		opts += " -c fsync=off"

@@ -58,6 +58,9 @@ type Conn struct {
 	oks     map[string][]chan nostr.OKEnvelope // by event id: the same event may be in flight twice
 	chal    string
 	nextSub atomic.Int64
+	negs    map[string]*NegSession // open NIP-77 sessions by id (neg.go); guarded by mu
+
+	bytesIn, bytesOut atomic.Int64 // websocket payload bytes read and written (Traffic)
 }
 
 // Options tune Dial. The zero value is fine.
@@ -126,7 +129,7 @@ func Dial(ctx context.Context, url string, opt Options) (*Conn, error) {
 		return nil, redact.Error(fmt.Errorf("relayclient: connect %s: %w", url, err)) // the URL may carry credentials
 	}
 	c := &Conn{url: nostr.NormalizeURL(url), conn: conn, verify: opt.Verify, writeTimeout: cmp.Or(opt.WriteTimeout, writeTimeout),
-		subs: map[string]*Sub{}, oks: map[string][]chan nostr.OKEnvelope{}}
+		subs: map[string]*Sub{}, oks: map[string][]chan nostr.OKEnvelope{}, negs: map[string]*NegSession{}}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	onNotice := opt.OnNotice
 	if onNotice == nil {
@@ -203,8 +206,10 @@ func (c *Conn) read(onNotice func(string)) {
 			c.end("connection to %s lost: %w", c.url, err)
 			return
 		}
+		c.bytesIn.Add(int64(buf.Len()))
 		env, err := parser.ParseMessage(buf.String())
 		if err != nil {
+			c.dispatchNeg(buf.Bytes()) // NIP-77 labels are unknown to the parser
 			continue
 		}
 		c.dispatch(env, onNotice)
@@ -286,6 +291,7 @@ func (c *Conn) write(ctx context.Context, env nostr.Envelope) error {
 		c.end("write to %s: %w", c.url, err)
 		return c.Err()
 	}
+	c.bytesOut.Add(int64(len(b)))
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/bep/debounce"
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
@@ -18,7 +17,6 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
 	"github.com/nbd-wtf/go-nostr/nip70"
 	"github.com/nbd-wtf/go-nostr/nip77"
-	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/rs/cors"
 )
 
@@ -215,6 +213,8 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 
 				switch env := envelope.(type) {
 				case *nostr.EventEnvelope:
+					// PATCH (agentnode): OnPublishDone times EVENT -> OK.
+					published := time.Now()
 					// check id
 					if !env.Event.CheckID() {
 						ws.WriteJSON(nostr.OKEnvelope{EventID: env.Event.ID, OK: false, Reason: "invalid: id is computed incorrectly"})
@@ -309,6 +309,9 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 						}
 					}
 					ws.WriteJSON(nostr.OKEnvelope{EventID: env.Event.ID, OK: ok, Reason: reason})
+					for _, done := range rl.OnPublishDone {
+						done(ok, time.Since(published))
+					}
 				case *nostr.CountEnvelope:
 					if rl.CountEvents == nil && rl.CountEventsHLL == nil {
 						ws.WriteJSON(nostr.ClosedEnvelope{SubscriptionID: env.SubscriptionID, Reason: "unsupported: this relay does not support NIP-45"})
@@ -367,75 +370,13 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 					} else {
 						ws.WriteJSON(nostr.OKEnvelope{EventID: env.Event.ID, OK: false, Reason: "error: failed to authenticate"})
 					}
+				// PATCH (agentnode): bounded NIP-77 sessions (negentropy.go).
 				case *nip77.OpenEnvelope:
-					srl := rl
-					if rl.getSubRelayFromFilter != nil {
-						srl = rl.getSubRelayFromFilter(env.Filter)
-						if !srl.Negentropy {
-							// ignore
-							return
-						}
-					}
-					vec, err := srl.startNegentropySession(ctx, env.Filter)
-					if err != nil {
-						// fail everything if any filter is rejected
-						reason := err.Error()
-						if strings.HasPrefix(reason, "auth-required:") {
-							RequestAuth(ctx)
-						}
-						ws.WriteJSON(nip77.ErrorEnvelope{SubscriptionID: env.SubscriptionID, Reason: reason})
-						return
-					}
-
-					// reconcile to get the next message and return it
-					neg := negentropy.New(vec, 1024*1024)
-					out, err := neg.Reconcile(env.Message)
-					if err != nil {
-						ws.WriteJSON(nip77.ErrorEnvelope{SubscriptionID: env.SubscriptionID, Reason: err.Error()})
-						return
-					}
-					ws.WriteJSON(nip77.MessageEnvelope{SubscriptionID: env.SubscriptionID, Message: out})
-
-					// if the message is not empty that means we'll probably have more reconciliation sessions, so store this
-					if out != "" {
-						deb := debounce.New(time.Second * 7)
-						negSession := &NegentropySession{
-							neg: neg,
-							postponeClose: func() {
-								deb(func() {
-									ws.negSessions().Delete(env.SubscriptionID)
-								})
-							},
-						}
-						negSession.postponeClose()
-
-						ws.negSessions().Store(env.SubscriptionID, negSession)
-					}
+					rl.handleNegOpen(ctx, ws, env)
 				case *nip77.MessageEnvelope:
-					negSession, ok := ws.negSessions().Load(env.SubscriptionID)
-					if !ok {
-						// bad luck, your request was destroyed
-						ws.WriteJSON(nip77.ErrorEnvelope{SubscriptionID: env.SubscriptionID, Reason: "CLOSED"})
-						return
-					}
-					// reconcile to get the next message and return it
-					out, err := negSession.neg.Reconcile(env.Message)
-					if err != nil {
-						ws.WriteJSON(nip77.ErrorEnvelope{SubscriptionID: env.SubscriptionID, Reason: err.Error()})
-						ws.negSessions().Delete(env.SubscriptionID)
-						return
-					}
-					ws.WriteJSON(nip77.MessageEnvelope{SubscriptionID: env.SubscriptionID, Message: out})
-
-					// if there is more reconciliation to do, postpone this
-					if out != "" {
-						negSession.postponeClose()
-					} else {
-						// otherwise we can just close it
-						ws.negSessions().Delete(env.SubscriptionID)
-					}
+					rl.handleNegMsg(ctx, ws, env)
 				case *nip77.CloseEnvelope:
-					ws.negSessions().Delete(env.SubscriptionID)
+					rl.closeNegSession(ws, env.SubscriptionID)
 				}
 			}(message)
 		}

@@ -119,6 +119,10 @@ type Relay struct {
 
 	// set this to true to support negentropy
 	Negentropy bool
+	// PATCH (agentnode): NIP-77 bounds and item source (negentropy.go).
+	NegentropyLimits NegentropyLimits
+	NegentropyItems  func(ctx context.Context, filter nostr.Filter, max int, add func(nostr.Timestamp, string)) error
+	negBook          negentropyBook
 
 	// in case you call Server.Start
 	Addr       string
@@ -146,6 +150,14 @@ type Relay struct {
 	// its filters is queried or subscribed, limit:0 filters included.
 	OnSlowConsumer []func(ws *WebSocket)
 	RejectRequest  []func(ctx context.Context, filters nostr.Filters) (reject bool, msg string)
+
+	// PATCH (agentnode): OnPublishDone is called once an EVENT that passed
+	// the id and signature checks got its OK (ok as sent), with the time
+	// from its handling to the OK being queued; OnEOSE once a REQ's EOSE is
+	// queued, with the time since its filters passed. Both run on the
+	// handler's goroutine: keep them short.
+	OnPublishDone []func(ok bool, d time.Duration)
+	OnEOSE        []func(d time.Duration)
 
 	// PATCH (agentnode): AdmitConnection, when set, is asked before every
 	// websocket upgrade. A non-zero status refuses the connection with

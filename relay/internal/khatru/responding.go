@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
@@ -106,6 +107,7 @@ func (rl *Relay) handleReq(ctx context.Context, ws *WebSocket, env *nostr.ReqEnv
 		return
 	}
 	eose := sync.WaitGroup{}
+	started := time.Now() // PATCH (agentnode): OnEOSE times REQ -> EOSE
 	for i, filter := range prepared {
 		rl.subRelayFor(env.Filters[i]).runQueries(reqCtx, id, &eose, ws, filter)
 	}
@@ -116,6 +118,9 @@ func (rl *Relay) handleReq(ctx context.Context, ws *WebSocket, env *nostr.ReqEnv
 		cancelReqCtx(errStoredEventsSent) // the stored-events phase is over; listeners stay
 		if !closedByClient {
 			ws.WriteJSON(nostr.EOSEEnvelope(id))
+			for _, done := range rl.OnEOSE {
+				done(time.Since(started))
+			}
 		}
 	}()
 }

@@ -1,0 +1,43 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFederation_Smoke runs the federation bench at a small N (CI): every
+// lesson reaches every other node.
+func TestFederation_Smoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens five relays and fsyncs on disk")
+	}
+	rep, err := Federation(t.Context(), FederationOptions{Nodes: 5, Peers: 2, Lessons: 10, Idle: time.Second, Seed: 3, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Delivered != rep.Expected || rep.Expected != 40 || rep.P99 < rep.P50 || rep.LoadBytesPerNodeMin <= 0 ||
+		rep.Restarted != 1 || rep.RestartDelivered != rep.RestartExpected {
+		t.Fatalf("report %+v", rep)
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil || !strings.Contains(b.String(), "delivered 40 of 40") {
+		t.Errorf("table (%v):\n%s", err, b.String())
+	}
+}
+
+// TestNegentropy_Smoke: two nodes of 300 events each reconcile, and the
+// 1% scenario moves only what differs.
+func TestNegentropy_Smoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens four relays and fsyncs on disk")
+	}
+	rep, err := Negentropy(t.Context(), NegentropyOptions{Events: 300, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, one := rep.Scenarios[0], rep.Scenarios[1]
+	if d.OnlyA != 300 || d.OnlyB != 300 || one.OnlyB != 3 || one.SyncBytes >= one.REQBytes/10 {
+		t.Fatalf("scenarios %+v", rep.Scenarios)
+	}
+}
