@@ -120,12 +120,16 @@ func (c *clientConn) receive(evt *nostr.Event) {
 	if err != nil || env.Event.PubKey != c.t.Server {
 		return
 	}
-	if c.seen.add(env.Event.ID) {
-		c.log.Debug("contextvm: duplicate reply dropped", "id", env.Event.ID)
-		return
-	}
 	if !c.expected(env) {
 		c.log.Debug("contextvm: reply to no request of ours dropped", "id", env.Event.ID)
+		return
+	}
+	// A response is taken once (expected forgets its request); other
+	// messages are remembered. A stored reply to an earlier session,
+	// byte-identical to the one this session awaits (same second, same
+	// request), must not count as seen: it was not taken.
+	if _, resp := env.Message.(*jsonrpc.Response); !resp && c.seen.add(env.Event.ID) {
+		c.log.Debug("contextvm: duplicate message dropped", "id", env.Event.ID)
 		return
 	}
 	select {

@@ -213,12 +213,14 @@ func (s *Server) fresh(evt *nostr.Event) bool {
 	return age <= s.cfg.MaxAge && age >= -s.cfg.MaxAge
 }
 
-// firstTime records the event as it arrived (the gift wrap, or the
-// plaintext 25910) and reports whether it is new; a duplicate is logged.
-// The same event delivered twice (by two relays, or replayed) is served
-// once. The wrapped 25910's own id is remembered per session (session.fresh).
+// firstTime records a gift wrap and reports whether it is new; a
+// duplicate is logged. The same wrap delivered twice (by two relays, or
+// replayed) is served once. A 25910's own id, plaintext or unwrapped, is
+// remembered per session (session.fresh): one client's new session may
+// send byte-identical messages (the same initialize, the same first
+// request with id 1) within the same second, and is served.
 func (s *Server) firstTime(env *Envelope, outer *nostr.Event) bool {
-	if !s.seen.add(outer.ID) {
+	if !isWrap(outer.Kind) || !s.seen.add(outer.ID) {
 		return true
 	}
 	s.log.Info("contextvm: duplicate message dropped", "id", outer.ID, "kind", outer.Kind, "from", env.Event.PubKey)

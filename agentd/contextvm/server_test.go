@@ -109,3 +109,28 @@ func TestServer_CallerIsTheRequester(t *testing.T) {
 		t.Fatalf("requester %q, want the caller %s", got, caller.pk)
 	}
 }
+
+// One client key opening a second session right after the first, with
+// byte-identical messages (same client info, ids from 1 again, same
+// second): the server serves it (replay memory per session for 25910s),
+// and the client does not take the first session's stored reply for its
+// own, nor drop its own reply as a duplicate of that one.
+func TestServer_IdenticalSessionsSameSecond(t *testing.T) {
+	f := startFixture(t, contextvm.ServerConfig{})
+	for _, enc := range []contextvm.Encryption{contextvm.EncryptionDisabled, contextvm.EncryptionRequired} {
+		t.Run(enc.String(), func(t *testing.T) {
+			caller := newKey()
+			for i := range 2 {
+				ctx, cancel := context.WithTimeout(context.Background(), testWait)
+				tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: caller.sk, Server: f.agent.pk, Encryption: enc}
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "same", Version: "1"}, nil).Connect(ctx, tr, nil)
+				cancel()
+				if err != nil {
+					t.Fatalf("session %d: %v", i+1, err)
+				}
+				callEcho(t, cs, "same")
+				cs.Close()
+			}
+		})
+	}
+}

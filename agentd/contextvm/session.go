@@ -183,9 +183,13 @@ func (s *Server) closeAll() {
 const sessionReplayIDs = 4096
 
 // fresh records a 25910 id and reports whether the session has not seen
-// it: an event taken out of one gift wrap and put in another is served
-// once. A new session (initialize) starts a new memory: two sessions of
-// one client may send identical messages in the same second.
+// it: a plaintext message delivered twice, or one taken out of one gift
+// wrap and put in another, is served once. A new session (initialize)
+// starts a new memory: two sessions of one client may send identical
+// messages in the same second. (So a captured plaintext initialize
+// replayed within MaxAge starts a session in which the captured requests
+// run again: encrypted sessions are not exposed, their wraps being
+// remembered node-wide.)
 func (c *session) fresh(id string) bool { return !c.seen.add(id) }
 
 // deliver queues a message for the session's server; a request's id
