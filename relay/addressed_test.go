@@ -54,7 +54,9 @@ func TestRelay_AddressedKindsLive(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no EOSE")
 	}
-	// An unauthenticated subscription with LimitZero and no #p gets none.
+	// An unauthenticated subscription with LimitZero and no #p gets none
+	// (it is CLOSED auth-required, or if a relay let it through, the
+	// broadcast rule holds).
 	blind, err := tr.connect(t).Subscribe(ctx, nostr.Filters{{Kinds: []int{25910}, LimitZero: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +87,11 @@ func TestRelay_AddressedKindsLive(t *testing.T) {
 		if evt.ID != sentinel.ID {
 			t.Fatalf("an unauthenticated subscription without #p got %s", evt.ID)
 		}
+	case reason := <-blind.ClosedReason: // the REQ checks hold for "limit": 0 too
+		if !strings.HasPrefix(reason, "auth-required: ") {
+			t.Fatalf("the blind subscription was CLOSED %q, want auth-required", reason)
+		}
 	case <-ctx.Done():
-		t.Fatal("the public sentinel never came")
+		t.Fatal("the blind subscription got neither the public sentinel nor CLOSED")
 	}
 }
