@@ -38,6 +38,10 @@ type AgentView struct {
 	Ownership     events.Ownership `json:"ownership"`
 	KeyEncrypted  bool             `json:"key_encrypted"`
 	MissingNudges []string         `json:"missing_nudges,omitempty"` // attached but not on the local relay
+	// Files are the definition's files in the agent's home (deffiles.go).
+	Files []InstalledFile `json:"files,omitempty"`
+	// Skills are the NIP-AD skills installed on the agent (skills.go).
+	Skills []InstalledSkill `json:"skills,omitempty"`
 }
 
 // List returns every installed agent, in install order.
@@ -72,6 +76,12 @@ func (d *Daemon) Show(ctx context.Context, agent string) (AgentView, error) {
 	}
 	if c, err := d.compose(ctx, a.PubKey); err == nil {
 		v.MissingNudges = c.missing
+	}
+	if v.Files, err = d.Files(a.PubKey); err != nil {
+		return AgentView{}, err
+	}
+	if v.Skills, err = d.Skills(a.PubKey); err != nil {
+		return AgentView{}, err
 	}
 	return v, nil
 }
@@ -182,6 +192,9 @@ func (d *Daemon) Remove(ctx context.Context, agent string, retract bool) (Remove
 	d.place(ctx, a.PubKey, false)
 	if err := d.keys.Delete(a.PubKey); err != nil {
 		d.log.Error("agent removed but its key file could not be deleted", "agent", a.PubKey, "err", err)
+	}
+	if err := d.forgetFiles(a.PubKey); err != nil {
+		d.log.Error("agent removed but its files could not be deleted", "agent", a.PubKey, "err", err)
 	}
 	if err := d.caps.forget(a.PubKey); err != nil {
 		d.log.Error("agent removed but its capabilities folder could not be deleted", "agent", a.PubKey, "err", err)

@@ -24,6 +24,9 @@ type StateRuntime interface {
 	Register(ctx context.Context, capID string, raw []byte) (*schema.Schema, error)
 	// AppendConversation appends one entry to c's ConversationLog.
 	AppendConversation(ctx context.Context, c state.Caller, role, content string) (*state.Document, error)
+	// EnsureCore creates c's core models (ConversationLog, MemoryStore,
+	// AgentSettings) unless they exist; idempotent.
+	EnsureCore(ctx context.Context, c state.Caller) error
 }
 
 var _ StateRuntime = (*state.Runtime)(nil)

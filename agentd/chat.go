@@ -187,7 +187,8 @@ func (d *Daemon) router(agent string) (*router.Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := router.Options{Models: d.cfg.Models, IdleTimeout: d.cfg.RouterIdle}
+	opts := router.Options{Models: d.cfg.Models, IdleTimeout: d.cfg.RouterIdle,
+		Embedder: d.cfg.Embedder, EmbedThreshold: d.cfg.EmbedThreshold}
 	return d.caps.chat.setRouter(agent, router.NewWith(routes, opts)), nil
 }
 

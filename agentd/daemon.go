@@ -104,6 +104,16 @@ type Config struct {
 	// RouterIdle is the router's idle timeout (0 = its default, 30
 	// minutes; negative = never).
 	RouterIdle time.Duration
+	// Embedder makes capabilities' embedding triggers match (the serve
+	// config's router.embedding_model on the model endpoint's
+	// /v1/embeddings); nil: they never match. EmbedThreshold is the cosine
+	// similarity a match needs (0 = router.DefaultEmbedThreshold).
+	Embedder       router.Embedder
+	EmbedThreshold float64
+	// DefFiles is how installs fetch a definition's files (deffiles.go);
+	// zero: from the 1063's url and the author's servers with
+	// http.DefaultClient's dialer refused (no HTTP), nothing local.
+	DefFiles DefFiles
 }
 
 // Daemon runs the agents installed on a node: it keeps their keys and

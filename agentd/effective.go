@@ -89,13 +89,17 @@ func (d *Daemon) compose(ctx context.Context, pubkey string) (*composition, erro
 	if err != nil {
 		return nil, fmt.Errorf("agentd: %w", err)
 	}
+	skills, err := d.Skills(pubkey) // skills.go: their instructions close the prompt
+	if err != nil {
+		return nil, err
+	}
 	policy := d.policy.Load() // one policy for the key and the verdicts (SetTrust may replace it)
-	c := &composition{gen: gen, key: lessons.Key(s, ev, policy), subject: s, missing: missing, at: time.Now()}
+	c := &composition{gen: gen, key: lessons.Key(s, ev, policy) + skillsKey(skills), subject: s, missing: missing, at: time.Now()}
 	if prev != nil && prev.key == c.key {
 		c.verdicts, c.eff = prev.verdicts, prev.eff
 	} else {
 		c.verdicts = policy.Evaluate(s, ev)
-		c.eff = lessons.Compose(s.Definition, s.Nudges, c.verdicts)
+		c.eff = withSkills(lessons.Compose(s.Definition, s.Nudges, c.verdicts), skills)
 	}
 	c.index(ev)
 	d.live.setCurrent(st, c)

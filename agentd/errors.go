@@ -48,6 +48,9 @@ var (
 	ErrModelFailed = errors.New("the model failed")
 	// ErrRevoked: the owner revoked the agent; it answers nothing.
 	ErrRevoked = errors.New("the agent is revoked by its owner")
+	// ErrFileUnavailable: a file of the definition (a kind-1063 reference)
+	// could not be fetched from any of its sources or did not verify.
+	ErrFileUnavailable = errors.New("a file of the definition could not be fetched or verified")
 	// ErrClosed: the daemon is closed.
 	ErrClosed = errors.New("agentd: closed")
 	// ErrInternal: anything else; details are logged, not returned over HTTP.
@@ -82,6 +85,8 @@ var errorCodes = []errorCode{
 	{llm.ErrNoModel, "no_model", http.StatusServiceUnavailable},
 	{ErrModelFailed, "model_failed", http.StatusBadGateway},
 	{ErrRevoked, "revoked", http.StatusForbidden},
+	{ErrFileUnavailable, "file_unavailable", http.StatusUnprocessableEntity},
+	{ErrUntrustedSkill, "untrusted_skill", http.StatusConflict},
 	{ErrClosed, "closed", http.StatusServiceUnavailable},
 	{ErrInternal, "internal", http.StatusInternalServerError},
 }

@@ -62,6 +62,7 @@ func (d *Daemon) Handler() http.Handler {
 	mux.HandleFunc("POST /api/agents/{agent}/caps/{cap}/upgrade", d.handleUpgradeCap)
 	mux.HandleFunc("DELETE /api/agents/{agent}/caps/{cap}", d.handleRemoveCap)
 	mux.HandleFunc("POST /api/agents/{agent}/chat", d.handleChat)
+	mux.HandleFunc("POST /api/agents/{agent}/skills", d.handleInstallSkill) // skills_http.go
 	return d.requireToken(mux)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
 
+	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/events"
 )
 
@@ -54,21 +55,33 @@ func (d *Daemon) Install(ctx context.Context, req InstallRequest) (Installed, er
 		return Installed{}, err
 	}
 	name := cmp.Or(strings.TrimSpace(req.Name), def.Title)
+	files, err := d.stageFiles(ctx, def) // fetched and verified before anything exists (deffiles.go)
+	if err != nil {
+		return Installed{}, err
+	}
 	if err := d.begin(); err != nil {
+		files.discard()
 		return Installed{}, err
 	}
 	defer d.mu.Unlock()
 	if a, ok := d.reg.find(def.ID, owner, name); ok {
+		files.discard()
 		return installed(a, false, nil), nil
 	}
 	a, profile, err := d.create(ctx, def, owner, name, req.AutoUpgrade)
 	if errors.Is(err, errInstalledElsewhere) {
+		files.discard()
 		d.live.set(a)
 		d.changed()
 		return installed(a, false, nil), nil
 	}
 	if err != nil {
+		files.discard()
 		return Installed{}, err
+	}
+	if err := d.adopt(a.PubKey, files); err != nil {
+		files.discard()
+		return Installed{}, errors.Join(err, d.undoCreate(ctx, a))
 	}
 	d.live.set(a)
 	if a.AutoUpgrade {
@@ -76,6 +89,7 @@ func (d *Daemon) Install(ctx context.Context, req InstallRequest) (Installed, er
 	}
 	d.changed()
 	d.place(ctx, a.PubKey, true)
+	d.ensureCore(ctx, a)
 	d.log.Info("agent installed", "agent", a.PubKey, "name", a.Name, "definition", a.DefinitionID, "owner", a.Owner)
 	return installed(a, true, profile), nil
 }
@@ -234,4 +248,18 @@ func npubOf(pk string) string {
 		return pk
 	}
 	return s
+}
+
+// ensureCore creates the new agent's core models (NIP-8: "exactly one
+// instance of each core model for every user on first run"), as the agent
+// acting for its owner, the caller its chat turns use. A failure is logged,
+// not returned: the agent is installed, and every state call ensures them
+// again.
+func (d *Daemon) ensureCore(ctx context.Context, a Agent) {
+	if d.cfg.State == nil {
+		return
+	}
+	if err := d.cfg.State.EnsureCore(ctx, state.Caller{Agent: a.PubKey, Owner: a.Owner}); err != nil {
+		d.log.Warn("core state models not created", "agent", a.PubKey, "err", err)
+	}
 }

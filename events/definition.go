@@ -69,14 +69,28 @@ const MarkerScript = "script"
 // validateDefinition holds the kind-4199 rules. NIP-AE gives "ver" no form
 // ("version number", default 1), "image" no scheme and "e" no marker list,
 // so only what is unsafe or meaningless is refused: a definition with no
-// name, a reference that names no event, an image URI that runs code.
+// name (neither "title" nor "d": NIP-AE does not require "title", and TENEX
+// writes definitions named by "d" alone), a reference that names no event,
+// an image URI that runs code.
 var validateDefinition = all(
 	checkTagNames,
-	required("title"),
+	checkTitleOrSlug,
 	eachValue("e", IsHex64, ErrBadID, ErrBadID.Error()),
 	eachValue("image", isSafeImageURI, ErrBadValue, reasonImage),
 	nonEmpty("tool"),
 )
+
+// checkTitleOrSlug refuses a definition with neither a title nor a d: it
+// names nothing. A blank title present beside no d is refused as empty.
+func checkTitleOrSlug(evt *nostr.Event) error {
+	if !blank(valueOf(evt.Tags, "title")) || !blank(valueOf(evt.Tags, "d")) {
+		return nil
+	}
+	if _, ok := firstValue(evt.Tags, "title"); ok {
+		return invalidBecause(evt.Kind, "title", ErrBadValue, reasonEmptyValue)
+	}
+	return invalidBecause(evt.Kind, "title", ErrMissingTag, reasonTitleOrSlug)
+}
 
 // ParseDefinition validates a kind-4199 event and returns its typed view.
 // Single-valued tags take their first occurrence.
@@ -95,6 +109,9 @@ func ParseDefinition(evt *nostr.Event) (*Definition, error) {
 	}
 	if v := strings.TrimSpace(valueOf(tags, "ver")); v != "" {
 		d.Version = v
+	}
+	if blank(d.Title) { // named by "d" alone (TENEX): its name is its title
+		d.Title = d.Slug
 	}
 	d.addRefs(tags)
 	d.Unread = unreadTags(tags, definitionTags)

@@ -39,6 +39,7 @@ const (
 	reasonEmptyValue     = "empty value"
 	reasonImage          = "not an image URI a client can render safely (absolute; not javascript:, vbscript:, file: or a non-image or SVG data:)"
 	reasonTitleOrContent = "needs a title or content"
+	reasonTitleOrSlug    = `needs a title or a "d" (its name)`
 	reasonNudgeEmpty     = "needs a title, content or a tool tag"
 	reasonKindNumber     = "not a kind number"
 	reasonLessonRootKind = `must be 4129 when parent kind "k" is 4129`

@@ -19,8 +19,8 @@ func TestValidate_Refusals(t *testing.T) {
 		wantMsg string
 	}{
 		// The issue's refusal examples.
-		{"4199 without title", event(4199, "", nostr.Tag{"role", "r"}),
-			events.ErrMissingTag, `kind 4199: tag "title": required tag missing`},
+		{"4199 without title or d", event(4199, "", nostr.Tag{"role", "r"}),
+			events.ErrMissingTag, `kind 4199: tag "title": needs a title or a "d" (its name)`},
 		{"4129 whose e is not 64-hex", event(4129, "x", nostr.Tag{"title", "t"}, nostr.Tag{"e", "abc"}),
 			events.ErrBadID, `kind 4129: tag "e": not a 64-hex event id`},
 		{"1111 on a lesson without K, bad root id", event(1111, "x", nostr.Tag{"E", "xyz"}, nostr.Tag{"e", id}, nostr.Tag{"k", "4129"}),

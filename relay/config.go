@@ -97,7 +97,7 @@ type Limits struct {
 	DefaultLimit     int           // limit applied to a REQ without one
 	MaxCount         int           // COUNT stops here and reports approximate
 	CountTimeout     time.Duration // COUNT gives up after this long
-	MaxQueryBytes    int           // bytes of events one REQ holds at most; past them it answers fewer than its limit
+	MaxQueryBytes    int           // bytes of events one REQ holds at once; a larger answer is streamed in chunks of this (a search stops there)
 	QueryMemory      int           // bytes of events all queries of the process hold at most; past them queries are refused (rate-limited)
 	EventsPerSecond  int           // sustained events per second per IP
 	EventsBurst      int           // burst of events per IP

@@ -77,12 +77,14 @@ func TestInterop_NIPAECorpus(t *testing.T) {
 	defSK := nostr.GeneratePrivateKey()
 	def := signed(t, defSK, events.KindDefinition, nostr.Tags{{"title", "Base"}}, "")
 	def2 := signed(t, defSK, events.KindDefinition, nostr.Tags{{"title", "Other"}}, "")
+	nudge := signed(t, defSK, events.KindNudge, nostr.Tags{{"title", "Read only"}}, "Do not change files.")
 	mustPublish(t, c, def)
 	mustPublish(t, c, def2)
+	mustPublish(t, c, nudge)
 	owner, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
 	other, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
 	backend, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
-	vars := corpusVars{"def": def.ID, "def2": def2.ID, "file": hexID(0xf), "owner": owner, "other": other,
+	vars := corpusVars{"def": def.ID, "def2": def2.ID, "nudge": nudge.ID, "file": hexID(0xf), "owner": owner, "other": other,
 		"backend": backend, "project": "31933:" + owner + ":my-project"}
 	for _, cc := range loadCorpus(t, "nipae.json") {
 		t.Run(cc.Name, func(t *testing.T) {

@@ -369,56 +369,67 @@ func (b *pgBackend) delete(ctx context.Context, evt *nostr.Event) error {
 	return nil
 }
 
+// query answers filter, newest first (search included), at most
+// filter.Limit events (Limits.MaxLimit when unset), streamed like the
+// LMDB store's answers (stream.go): chunks of at most
+// Limits.MaxQueryBytes, each read after the last event of the one before
+// (pgstore.QueryAfter), so the whole answer arrives.
 func (b *pgBackend) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Event, error) {
-	evts, err := b.querySync(ctx, filter)
-	if err != nil {
-		return nil, err
-	}
-	out := make(chan *nostr.Event, len(evts))
-	for _, evt := range evts {
-		out <- evt
-	}
-	close(out)
-	return out, nil
-}
-
-// querySync answers filter, newest first (search included), at most
-// filter.Limit events (Limits.MaxLimit when unset).
-func (b *pgBackend) querySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
 	done, err := b.enter()
 	if err != nil {
 		return nil, err
 	}
-	defer done()
 	if filter.Limit <= 0 {
 		filter.Limit = b.limits.MaxLimit
 	}
 	if hasHashTagKey(filter) {
-		return nil, nil
+		done()
+		return closedChan(), nil
 	}
+	return streamQuery(ctx, filter, b.readChunk, done)
+}
+
+// querySync collects query's results.
+func (b *pgBackend) querySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
+	return collect(ctx, func(ctx context.Context) (chan *nostr.Event, error) { return b.query(ctx, filter) })
+}
+
+// readChunk is pgBackend's chunkReader: one query of PostgreSQL (holding
+// one of the read slots), its rows charged as they are read.
+func (b *pgBackend) readChunk(ctx context.Context, filter nostr.Filter, after cursor) (chunk, error) {
 	release, err := b.read(ctx)
 	if err != nil {
-		return nil, err
+		return chunk{}, err
 	}
 	defer release()
+	var from *pgstore.After
+	if after.set {
+		from = &pgstore.After{CreatedAt: after.ts, ID: after.id}
+	}
 	c := b.budget.newCharge(b.limits.MaxQueryBytes)
-	defer c.release()
-	evts, err := b.pg.QueryWithin(ctx, filter, func(size int) error {
+	cut := false
+	evts, err := b.pg.QueryAfter(ctx, filter, from, func(size int) error {
 		if err := c.grow(size); err != errTooMuch {
 			return err
 		}
+		cut = true
 		return pgstore.ErrEnough // the newest events, up to the ceiling
 	})
-	if errors.Is(err, errBusy) {
-		return nil, errBusy
-	}
 	if err != nil {
+		c.release()
+		if errors.Is(err, errBusy) {
+			return chunk{}, errBusy
+		}
 		if ctx.Err() == nil {
 			b.log.Error("query failed", "err", err)
 		}
-		return nil, errorf("error", "query failed")
+		return chunk{}, errorf("error", "query failed")
 	}
-	return evts, nil
+	hits := make([]hit, len(evts))
+	for i, evt := range evts {
+		hits[i] = hit{evt: evt, id: evt.ID}
+	}
+	return chunk{hits: hits, charge: c, more: cut}, nil
 }
 
 func (b *pgBackend) count(ctx context.Context, filter nostr.Filter) (int64, error) {

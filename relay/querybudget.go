@@ -8,8 +8,10 @@ import (
 // Bounds on the memory of reads (docs/RELAY.md, "Bounded reads").
 //
 // A query holds at most its limit of events, and at most
-// Limits.MaxQueryBytes of them: past that it stops and answers what it
-// holds (fewer events than its limit, the newest). Every query, COUNT and
+// Limits.MaxQueryBytes of them at once: a non-search answer larger than
+// that is streamed in chunks (stream.go), each charged while it is read
+// and handed over, so the whole answer arrives; a search stops there and
+// answers what it holds (its first events in rank order). Every query, COUNT and
 // search of the process charges what it holds to one queryBudget of
 // Limits.QueryMemory bytes; a query that would take the process past it is
 // refused with errBusy.
@@ -18,8 +20,8 @@ var (
 	// errBusy refuses a query that would take the memory held by the
 	// process's queries past Limits.QueryMemory.
 	errBusy = errorf("rate-limited", "too many large queries at once, try again")
-	// errTooMuch ends a read at its own byte ceiling (internal: the read
-	// then answers what it holds).
+	// errTooMuch ends a chunk at its own byte ceiling (internal: the read
+	// then hands over what it holds and, streamed, reads on).
 	errTooMuch = errors.New("relay: query byte ceiling reached")
 )
 
@@ -27,6 +29,7 @@ var (
 type queryBudget struct {
 	limit int64
 	held  atomic.Int64
+	peak  atomic.Int64 // the most held at once (tests, figures)
 }
 
 func newQueryBudget(limit int) *queryBudget { return &queryBudget{limit: int64(limit)} }
@@ -68,8 +71,9 @@ func (c *charge) grow(n int) error {
 // reserve takes need more bytes of the budget (a chunk when it can).
 func (c *charge) reserve(need int64) error {
 	for _, n := range []int64{max(need, reserveChunk), need} {
-		if c.budget.held.Add(n) <= c.budget.limit {
+		if held := c.budget.held.Add(n); held <= c.budget.limit {
 			c.reserved += n
+			c.budget.notePeak(held)
 			return nil
 		}
 		c.budget.held.Add(-n)
@@ -81,4 +85,10 @@ func (c *charge) reserve(need int64) error {
 func (c *charge) release() {
 	c.budget.held.Add(-c.reserved)
 	c.held, c.reserved = 0, 0
+}
+
+// notePeak records held if it is the most held so far.
+func (b *queryBudget) notePeak(held int64) {
+	for p := b.peak.Load(); held > p && !b.peak.CompareAndSwap(p, held); p = b.peak.Load() {
+	}
 }

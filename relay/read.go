@@ -46,43 +46,54 @@ const (
 	maxPurgePerQuery = 64
 )
 
-// read answers a non-search filter from LMDB with the store's own reader
-// (lmdbw.Plan / Read): one index, walked newest first on this goroutine,
-// each candidate decoded straight into the JSON of its EVENT frame and
-// checked with filter.Matches, stopping as soon as filter.Limit events
-// match and the next candidate is older than the last of them. It holds
-// at most filter.Limit hits at any moment (a topReader): the candidates
-// of the last second are compared by the id in their raw record and
-// decoded only to check that they match. The answer is newest first, ties
-// by id ascending, and at most Limits.MaxQueryBytes of events: past that,
-// the first events of that order. Expired events are set apart for
-// purging. filter's values must be de-duplicated and its limit set.
-func (s *store) read(ctx context.Context, filter nostr.Filter) (hits []hit, expired []*nostr.Event, err error) {
+// read answers one chunk of a non-search filter from LMDB with the
+// store's own reader (lmdbw.Plan / Read): one index, walked newest first
+// on this goroutine, each candidate decoded straight into the JSON of its
+// EVENT frame and checked with filter.Matches, stopping as soon as
+// filter.Limit events match and the next candidate is older than the last
+// of them. It holds at most filter.Limit hits at any moment (a
+// topReader): the candidates of the last second are compared by the id in
+// their raw record and decoded only to check that they match. The chunk
+// is newest first, ties by id ascending, and holds at most what c allows
+// (Limits.MaxQueryBytes): past that, the first events of that order, and
+// cut is true (store.stream reads the rest after the cursor). Only
+// candidates after the cursor (after) are read. Expired events are set
+// apart for purging. filter's values must be de-duplicated and its limit
+// set. The caller releases c once the hits are handed over.
+func (s *store) read(ctx context.Context, filter nostr.Filter, after cursor, c *charge) (hits []hit, expired []*nostr.Event, cut bool, err error) {
 	since, until, ok := timeBounds(filter)
 	if !ok {
-		return nil, nil, nil
+		return nil, nil, false, nil
+	}
+	if after.set && after.ts < nostr.Timestamp(until) {
+		until = uint32(max(after.ts, 0))
+	}
+	if since > until {
+		return nil, nil, false, nil
 	}
 	plan := s.reader.Plan(filter)
-	r := newTopReader(filter, s.budget.newCharge(s.limits.MaxQueryBytes), plan.Index != "id")
-	defer r.charge.release()
+	r := newTopReader(filter, c, plan.Index != "id")
+	r.after = after
 	err = s.reader.Read(ctx, plan, since, until, r.visit)
 	if err == nil {
 		err = r.failed
 	}
 	if err != nil {
-		return nil, r.expired, err
+		return nil, r.expired, false, err
 	}
 	hits = r.sorted()
 	if r.replaced {
-		hits, err = s.reread(ctx, r, hits, since, until)
+		var rcut bool
+		hits, rcut, err = s.reread(ctx, r, hits, since, until)
+		r.cut = r.cut || rcut
 	}
-	return hits, r.expired, err
+	return hits, r.expired, r.cut, err
 }
 
 // reread reads the winners of a crowded second again, by id, in the
 // answer's order: the events they replaced are dropped first, and the
 // answer stops at the byte ceiling, a prefix of NIP-01's order.
-func (s *store) reread(ctx context.Context, r *topReader, winners []hit, since, until uint32) ([]hit, error) {
+func (s *store) reread(ctx context.Context, r *topReader, winners []hit, since, until uint32) ([]hit, bool, error) {
 	ids := make([]string, len(winners))
 	for i, h := range winners {
 		ids[i] = h.id
@@ -96,7 +107,26 @@ func (s *store) reread(ctx context.Context, r *topReader, winners []hit, since, 
 	if err == nil {
 		err = rr.failed
 	}
-	return rr.hits, err
+	return rr.hits, rr.cut, err
+}
+
+// cursor is where a streamed answer stands: the created_at and id of the
+// last event handed over. A chunk after it reads only events older than
+// ts, or of second ts with an id above id (NIP-01's order: newest first,
+// ties by id ascending).
+type cursor struct {
+	set bool
+	ts  nostr.Timestamp
+	id  string // hex
+}
+
+// passed reports whether a candidate (its second and raw record) is at or
+// before the cursor in NIP-01's order, i.e. was already handed over.
+func (c cursor) passed(ts uint32, raw []byte) bool {
+	if !c.set || nostr.Timestamp(ts) < c.ts {
+		return false
+	}
+	return nostr.Timestamp(ts) > c.ts || !idAbove(raw, c.id)
 }
 
 // topReader keeps the best filter.Limit matches of a walk (newest first,
@@ -120,6 +150,8 @@ type topReader struct {
 	worst    int  // index of the hit that sorts last
 	ties     int
 	charge   *charge
+	after    cursor // candidates at or before it were answered already
+	cut      bool   // the answer is full at its byte ceiling, not its limit
 	failed   error
 }
 
@@ -133,6 +165,9 @@ func (r *topReader) visit(ts uint32, raw []byte) bool {
 	if len(raw) < 138 {
 		r.failed = errRecord
 		return false
+	}
+	if r.after.passed(ts, raw) {
+		return true
 	}
 	if !r.full {
 		return r.add(ts, raw)
@@ -171,6 +206,7 @@ func (r *topReader) add(ts uint32, raw []byte) bool {
 			r.failed = err
 			return false
 		}
+		r.cut = true
 		r.fill() // full at its ceiling: the candidate competes as a tie
 		return r.visit(ts, raw)
 	}
@@ -261,6 +297,12 @@ func (r *topReader) sorted() []hit {
 func idBelow(raw []byte, id string) bool {
 	var buf [64]byte
 	return string(hexID32(buf[:], raw)) < id
+}
+
+// idAbove reports whether raw's id sorts after id.
+func idAbove(raw []byte, id string) bool {
+	var buf [64]byte
+	return string(hexID32(buf[:], raw)) > id
 }
 
 // hexID32 writes the hex of raw's id (its first 32 bytes) into buf (64 bytes).

@@ -123,6 +123,7 @@ func (r *Relay) wire() {
 		policies.RejectExpired(nostr.Now),
 		policies.ValidateAgentEvents(),
 		policies.RejectCommentRootMismatch(r),
+		policies.RejectLessonOfNonDefinition(r),
 		// Deleted events (khatru's own check is defect 4) are refused by the
 		// writer, inside the write transaction (lmdbw deletedBy), so that a
 		// deletion committed in the same batch counts too; the rule is

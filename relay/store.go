@@ -16,7 +16,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip40"
 
-	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/agentnode/agentnode/relay/internal/lmdbw"
 )
 
@@ -243,64 +242,49 @@ func (s *store) removeEvent(ctx context.Context, evt *nostr.Event) error {
 	return nil
 }
 
-// query answers filter, newest first, as a channel that is already full.
+// query answers filter, newest first.
 //
-// A search filter is answered from the search index, ranked (collect);
-// every other filter by the store's own LMDB reader (read.go), which
-// decodes each stored record straight into the JSON of its EVENT frame and
-// hands that JSON to khatru (khatru.SetEncoded) along with the event.
-// Every result is checked with filter.Matches. NIP-40-expired events are
-// never served: they are purged when met. A filter without a limit gets
-// Limits.MaxLimit.
+// A search filter is answered from the search index, ranked
+// (collectSearch), as a channel that is already full: a search's answer is
+// bounded by its candidate window and Limits.MaxQueryBytes. Every other
+// filter is streamed (stream.go) by the store's own LMDB reader (read.go),
+// which decodes each stored record straight into the JSON of its EVENT
+// frame and hands that JSON to khatru (khatru.SetEncoded) along with the
+// event: chunks of at most Limits.MaxQueryBytes, so the whole answer
+// arrives, paced by its consumer. Every result is checked with
+// filter.Matches. NIP-40-expired events are never served: they are purged
+// when met. A filter without a limit gets Limits.MaxLimit.
 func (s *store) query(ctx context.Context, filter nostr.Filter) (chan *nostr.Event, error) {
 	done, err := s.enter()
 	if err != nil {
 		return nil, err
 	}
-	defer done()
 	if filter.Limit <= 0 {
 		filter.Limit = s.limits.MaxLimit
 	}
 	if hasHashTagKey(filter) {
+		done()
 		return closedChan(), nil
 	}
 	filter = dedupeFilter(filter)
-	var hits []hit
-	var expired []*nostr.Event
-	if filter.Search != "" {
-		hits, expired, err = s.collectSearch(ctx, filter)
-	} else {
-		hits, expired, err = s.read(ctx, filter)
+	if filter.Search == "" {
+		return streamQuery(ctx, filter, s.readChunk(), done)
 	}
+	defer done()
+	hits, expired, err := s.collectSearch(ctx, filter)
 	if err != nil {
 		return nil, err
 	}
 	for _, evt := range expired {
 		s.removeEvent(context.WithoutCancel(ctx), evt)
 	}
-	out := make(chan *nostr.Event, len(hits))
-	stash := khatru.WantsEncoded(ctx)
-	for _, h := range hits {
-		if stash && h.json != nil {
-			khatru.SetEncoded(ctx, h.evt, h.json)
-		}
-		out <- h.evt
-	}
-	close(out)
-	return out, nil
+	return filled(ctx, hits), nil
 }
 
-// querySync collects query's results.
+// querySync collects query's results; a streamed answer cut short by an
+// error (the budget's errBusy) returns that error.
 func (s *store) querySync(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
-	ch, err := s.query(ctx, filter)
-	if err != nil {
-		return nil, err
-	}
-	var out []*nostr.Event
-	for evt := range ch {
-		out = append(out, evt)
-	}
-	return out, ctx.Err()
+	return collect(ctx, func(ctx context.Context) (chan *nostr.Event, error) { return s.query(ctx, filter) })
 }
 
 // isExpired reports whether evt carries a NIP-40 expiration at or before now.

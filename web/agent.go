@@ -23,7 +23,8 @@ type agentData struct {
 	Definition   *events.Definition // nil when not on this node
 	MoreReviews  int                // reviews beyond the maxReviews listed
 	lessonPage
-	Judged bool // the lessons carry this node's trust decisions (the agent runs here)
+	Judged bool   // the lessons carry this node's trust decisions (the agent runs here)
+	Files  []File // the definition's files in the agent's home (files.go)
 }
 
 // lessonRow is one lesson with the trust decision, when judged.
@@ -66,6 +67,7 @@ func (s *Site) agentPage(r *http.Request) (view, error) {
 	if err = s.lessonsOf(ctx, &d, parseLessonCursor(r)); err != nil {
 		return view{}, err
 	}
+	s.filesOf(ctx, &d)
 	return view{name: "agent", title: clip(maxTitle, d.Name), data: d}, nil
 }
 

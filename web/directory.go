@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/events"
 )
 
 // directoryData is the index page: a page of agents (ranked) and a page
@@ -20,6 +21,8 @@ type directoryData struct {
 	DefsTotal   int
 	DefsNext    *directory.DefCursor // the next page of definitions, nil if none
 	DefsFirst   bool                 // the first page of definitions
+
+	Teams []*events.Team // the newest teams (kind 34199), teams.go
 }
 
 // agentRow is one agent in a list.
@@ -47,6 +50,7 @@ func (s *Site) directoryPage(r *http.Request) (view, error) {
 		s.agentPage0(&d, off)
 		s.definitionPage0(&d, parseCursor(r))
 	}
+	d.Teams = s.teamsOf(r.Context())
 	return view{name: "index", title: "Directory", data: d}, nil
 }
 

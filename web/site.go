@@ -58,6 +58,8 @@ type Config struct {
 	Directory Directory
 	Lessons   Lessons
 	Registry  Registry
+	// Files lists a local agent's definition files (nil: none shown).
+	Files Files
 	// Consent is the owner's consent store for the console (/console);
 	// Token is the node's API token the owner signs in with. With no
 	// token the console refuses every sign-in.

@@ -50,6 +50,20 @@ func (r *StateRuntime) AppendConversation(ctx context.Context, c state.Caller, r
 	return doc, r.flush(ctx, c.Agent, gen)
 }
 
+// EnsureCore creates c's core models, then flushes. An agent this instance
+// does not hold is skipped (nil): the instance that holds it creates them on
+// its first state call.
+func (r *StateRuntime) EnsureCore(ctx context.Context, c state.Caller) error {
+	if r.held(c.Agent) != nil {
+		return nil
+	}
+	gen := r.Sync.Dropped(c.Agent)
+	if err := r.Inner.EnsureCore(ctx, c); err != nil {
+		return err
+	}
+	return r.flush(ctx, c.Agent, gen)
+}
+
 // Register registers the schema and records it in the database.
 func (r *StateRuntime) Register(ctx context.Context, capID string, raw []byte) (*schema.Schema, error) {
 	sch, err := r.Inner.Register(ctx, capID, raw)

@@ -23,7 +23,10 @@ type registerParams struct {
 // RegisterResult is agent/register's answer (the spec's Appendix B, plus
 // the directory entry).
 type RegisterResult struct {
-	Status       string          `json:"status"` // "registered"
+	Status string `json:"status"` // "registered"
+	// AgentID is the free-form id registered with a proof, when one was
+	// given: it names the agent (Agent.ID, its key) as a target.
+	AgentID      string          `json:"agentId,omitempty"`
 	Directory    string          `json:"directory"`
 	Agent        directory.Agent `json:"agent"`
 	Capabilities struct {
@@ -39,14 +42,9 @@ func (s *Service) agentRegister(ctx context.Context, params json.RawMessage) (an
 	if p.Proof == nil {
 		return s.registerClaim(p.Agent)
 	}
-	if p.Agent.ID != "" {
-		id, err := agentID("agent.id", p.Agent.ID)
-		if err != nil {
-			return nil, err
-		}
-		if id != p.Proof.PubKey {
-			return nil, invalidPayload("agent.id is not the key that signed the proof")
-		}
+	free, err := s.proofID(p.Agent.ID, p.Proof.PubKey)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.checkRevoked(p.Proof.PubKey); err != nil {
 		return nil, err
@@ -55,7 +53,42 @@ func (s *Service) agentRegister(ctx context.Context, params json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
+	if free != "" {
+		return s.nameProven(ctx, free, a)
+	}
 	return registered(a), nil
+}
+
+// proofID checks agent.id against the proof's key: a key must be it; a
+// free-form id (the spec's "agent-id-1") must keep the id rule and is
+// returned, to name the proven agent.
+func (s *Service) proofID(raw, key string) (free string, err error) {
+	if raw == "" {
+		return "", nil
+	}
+	if id, err := events.ParsePubKey(raw); err == nil {
+		if id != key {
+			return "", invalidPayload("agent.id is not the key that signed the proof")
+		}
+		return "", nil
+	}
+	return raw, freeID(raw)
+}
+
+// nameProven makes free name the proven agent a: it replaces an unverified
+// registration of the same id (the proof outranks it).
+func (s *Service) nameProven(ctx context.Context, free string, a directory.Agent) (any, error) {
+	if err := s.aliases.set(free, a.ID); err != nil {
+		return nil, agentUnavailable(err.Error())
+	}
+	if _, claimed := s.claimOf(free); claimed {
+		if err := s.cfg.Directory.UnregisterClaim(ctx, free); err != nil {
+			s.log.Warn("unverified registration not replaced", "id", free, "err", err)
+		}
+	}
+	res := registered(a)
+	res.AgentID = free
+	return res, nil
 }
 
 func registered(a directory.Agent) RegisterResult {
@@ -76,7 +109,16 @@ func (s *Service) registerClaim(ag specAgent) (any, error) {
 			return nil, err
 		}
 	}
-	a, err := s.cfg.Directory.RegisterClaim(ag.claim())
+	if _, proven := s.aliases.get(ag.ID); proven {
+		return nil, invalidPayload("agent.id %q names an agent registered with proof: register with its proof", ag.ID)
+	}
+	marks, err := s.authMarks(ag)
+	if err != nil {
+		return nil, err
+	}
+	c := ag.claim()
+	c.Auth = marks
+	a, err := s.cfg.Directory.RegisterClaim(c)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +135,13 @@ func (s *Service) agentUnregister(ctx context.Context, params json.RawMessage) (
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	id, err := agentID("agentId", p.AgentID)
+	if _, claimed := s.claimOf(p.AgentID); claimed && p.Proof == nil {
+		if err := s.cfg.Directory.UnregisterClaim(ctx, p.AgentID); err != nil {
+			return nil, err
+		}
+		return map[string]string{"status": "unregistered", "agentId": p.AgentID}, nil
+	}
+	id, err := s.proven("agentId", p.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +154,7 @@ func (s *Service) agentUnregister(ctx context.Context, params json.RawMessage) (
 	if err := s.cfg.Directory.Unregister(ctx, id, p.Proof); err != nil {
 		return nil, err
 	}
+	s.aliases.drop(id)
 	return map[string]string{"status": "unregistered", "agentId": id}, nil
 }
 
@@ -113,7 +162,7 @@ type heartbeatParams struct {
 	AgentID string       `json:"agentId"`
 	Status  string       `json:"status"`
 	Proof   *nostr.Event `json:"proof"` // the signed kind 30333 this heartbeat is
-	Auth    *specAuth    `json:"auth"`  // the spec's auth object: read, not checkable
+	Auth    *specAuth    `json:"auth"`  // the spec's auth object: read (a heartbeat carries no check of it)
 }
 
 // agentHeartbeat records a heartbeat. Sent as a notification (the spec's
@@ -130,7 +179,7 @@ func (s *Service) agentHeartbeat(ctx context.Context, params json.RawMessage) (a
 			return s.heartbeatClaim(p)
 		}
 	}
-	id, err := agentID("agentId", p.AgentID)
+	id, err := s.proven("agentId", p.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -229,35 +278,28 @@ type specAgent struct {
 }
 
 // specAuth is the spec's auth object ("TBD": a token and a signature of
-// unstated form). Nothing here can check either: a registration carrying
-// them is listed as unverified, with which forms it gave.
+// unstated form), checked as far as it can be (authMarks).
 type specAuth struct {
 	Token     string `json:"token"`
 	Signature string `json:"signature"`
 }
 
 func (a specAgent) claim() directory.Claim {
-	c := directory.Claim{ID: a.ID, Name: a.Name, Tools: a.Capabilities.Tools, Models: a.Capabilities.Models,
+	return directory.Claim{ID: a.ID, Name: a.Name, Tools: a.Capabilities.Tools, Models: a.Capabilities.Models,
 		Specializations: a.Capabilities.Specializations, CostPerToken: a.CostMetrics.CostPerToken}
-	if a.Auth != nil && a.Auth.Token != "" {
-		c.Auth = append(c.Auth, "token")
-	}
-	if a.Auth != nil && a.Auth.Signature != "" {
-		c.Auth = append(c.Auth, "signature")
-	}
-	return c
 }
 
-// targetID reads a target: an agent id (64 hex or npub), or a free-form id
-// that names an unverified registration, which is refused with the reason
-// (nothing proves who it is, and it has no key to reach it by).
+// targetID reads a target: an agent id (64 hex or npub), a free-form id a
+// proven agent registered (its key), or a free-form id that names an
+// unverified registration, which is refused with the reason (nothing proves
+// who it is, and it has no key to reach it by). A well-formed id nobody
+// registered is -32002 agent not found; one that breaks the id rule -32001.
 func (s *Service) targetID(field, raw string, optional bool) (string, error) {
 	if raw == "" && optional {
 		return "", nil
 	}
-	id, err := agentID(field, raw)
 	if a, claimed := s.claimOf(raw); claimed {
 		return "", agentUnavailable(fmt.Sprintf("%s %q is registered unverified (%s): it cannot be sent work", field, a.ID, a.Unverified))
 	}
-	return id, err
+	return s.proven(field, raw)
 }

@@ -119,7 +119,7 @@ type MetricsView struct {
 }
 
 func (s *Service) metrics(ctx context.Context, raw string) (any, error) {
-	id, err := agentID("agentId", raw)
+	id, err := s.proven("agentId", raw)
 	if err != nil {
 		return nil, err
 	}

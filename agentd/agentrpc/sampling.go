@@ -16,9 +16,9 @@ type samplingParams struct {
 			Text string `json:"text"`
 		} `json:"content"`
 	} `json:"messages"`
-	SystemPrompt string  `json:"systemPrompt"`
-	MaxTokens    int     `json:"maxTokens"`
-	Temperature  float64 `json:"temperature"`
+	SystemPrompt string   `json:"systemPrompt"`
+	MaxTokens    int      `json:"maxTokens"`
+	Temperature  *float64 `json:"temperature"`
 }
 
 // SamplingResult is sampling/createMessage's answer (MCP's CreateMessageResult).
@@ -30,9 +30,9 @@ type SamplingResult struct {
 }
 
 // samplingCreateMessage asks the node's configured model. Only text
-// content is taken; maxTokens and temperature are the model
-// configuration's (llm.Config), modelPreferences are ignored: the node has
-// one model.
+// content is taken; maxTokens and temperature are passed to the model
+// (maxTokens capped by the operator's llm max_tokens, when set),
+// modelPreferences are ignored: the node has one model.
 func (s *Service) samplingCreateMessage(ctx context.Context, params json.RawMessage) (any, error) {
 	var p samplingParams
 	if err := decode(params, &p); err != nil {
@@ -74,5 +74,12 @@ func samplingRequest(p samplingParams) (llm.Request, error) {
 	if len(p.Messages) == 0 {
 		return req, invalidPayload("messages is required")
 	}
+	if p.MaxTokens < 0 {
+		return req, invalidPayload("maxTokens must be a positive integer")
+	}
+	if t := p.Temperature; t != nil && (*t < 0 || *t > 2) {
+		return req, invalidPayload("temperature must be between 0 and 2")
+	}
+	req.MaxTokens, req.Temperature = p.MaxTokens, p.Temperature
 	return req, nil
 }

@@ -34,6 +34,8 @@ type Directory interface {
 	// unverified (docs/AGENT-CONTEXT-PROTOCOL.md).
 	RegisterClaim(c directory.Claim) (directory.Agent, error)
 	HeartbeatClaim(id, status string) (directory.Agent, error)
+	// UnregisterClaim removes an unverified registration.
+	UnregisterClaim(ctx context.Context, id string) error
 	Evaluate(ctx context.Context, evaluatorSK, agent string, score float64, review, ref string) (*nostr.Event, error)
 }
 
@@ -151,6 +153,8 @@ type Service struct {
 	active map[string]bool // tasks with a runner here
 	wg     sync.WaitGroup
 	ready  chan struct{} // closed by Run once resume is done
+
+	aliases aliases // free-form ids of proven agents
 }
 
 // New returns a Service for cfg with every method registered.

@@ -143,7 +143,7 @@ func (s *Service) agentEvaluate(ctx context.Context, raw json.RawMessage) (any, 
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	target, err := agentID("agentId", a.AgentID)
+	target, err := s.proven("agentId", a.AgentID)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ type Claim struct {
 	Models          []string
 	Specializations []string
 	CostPerToken    float64
-	Auth            []string // the auth forms given: "token", "signature"
+	Auth            []string // what the auth object's check found ("token verified", "signature unchecked (no key)", ...)
 }
 
 // claimState is what an entry keeps of its claim.
@@ -56,7 +56,7 @@ type claimState struct {
 func (c Claim) reason() string {
 	auth := "no auth"
 	if len(c.Auth) > 0 {
-		auth = "auth " + strings.Join(c.Auth, "+") + " (not checkable here)"
+		auth = "auth: " + strings.Join(c.Auth, ", ")
 	}
 	return "registered in the Agent Context Protocol's form with " + auth +
 		", without a signed kind 30333 proof of the agent's key"
@@ -73,15 +73,14 @@ func claimKey(id string) string {
 
 // RegisterClaim lists an unverified registration (it replaces an earlier
 // claim of the same id). It is refused for an id that is a pubkey the
-// directory knows from signed events, for an empty or over-long id, and
+// directory knows from signed events, for an id CheckClaimID refuses, and
 // past MaxClaims.
 func (d *Directory) RegisterClaim(c Claim) (Agent, error) {
 	id := strings.TrimSpace(c.ID)
-	switch {
-	case id == "":
-		return Agent{}, fmt.Errorf("directory: %w: agent.id is required", ErrBadClaim)
-	case len(id) > MaxClaimIDLen:
-		return Agent{}, fmt.Errorf("directory: %w: agent.id is longer than %d bytes", ErrBadClaim, MaxClaimIDLen)
+	if !isPubKey(id) {
+		if err := CheckClaimID(id); err != nil {
+			return Agent{}, err
+		}
 	}
 	c.ID = id
 	a, err := d.registerClaim(c)

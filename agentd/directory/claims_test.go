@@ -29,7 +29,7 @@ func TestDirectory_RegisterClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.ID != "unique-agent-id" || got.Npub != "" || !got.Registered || !got.Available || got.Name != "Agent Name" ||
-		!strings.Contains(got.Unverified, "auth token+signature (not checkable here)") || !strings.Contains(got.Unverified, "without a signed kind 30333 proof") {
+		!strings.Contains(got.Unverified, "auth: ") || !strings.Contains(got.Unverified, "without a signed kind 30333 proof") {
 		t.Errorf("claim = %+v", got)
 	}
 	if a, ok := d.Get("unique-agent-id"); !ok || a.Unverified == "" {

@@ -25,7 +25,7 @@ const maxIDLen = 256
 // schema declares an id property). Errors: PERMISSION_DENIED, NOT_FOUND
 // (schema), INVALID_INPUT, CONFLICT (the id exists), TOO_LARGE.
 func (r *Runtime) Create(ctx context.Context, c Caller, schemaURI string, object []byte) (*Document, error) {
-	s, err := r.resolve(c, schemaURI, VerbCreate)
+	s, err := r.resolve(ctx, c, schemaURI, VerbCreate)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ const (
 // "hard". Core models cannot be deleted. Errors: PERMISSION_DENIED,
 // NOT_FOUND, INVALID_INPUT (mode).
 func (r *Runtime) Delete(ctx context.Context, c Caller, schemaURI, id, mode string) error {
-	s, err := r.resolve(c, schemaURI, VerbDelete)
+	s, err := r.resolve(ctx, c, schemaURI, VerbDelete)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 
 // Get returns one document the caller can see (state.query permission).
 func (r *Runtime) Get(ctx context.Context, c Caller, schemaURI, id string) (*Document, error) {
-	s, err := r.resolve(c, schemaURI, VerbQuery)
+	s, err := r.resolve(ctx, c, schemaURI, VerbQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -42,11 +42,11 @@ func (r *Runtime) Query(ctx context.Context, c Caller, query []byte) (*QueryResu
 	if !c.Can(VerbQuery) {
 		return nil, newError(CodePermissionDenied, "%s not granted", VerbQuery)
 	}
-	q, err := asmql.ParseLimits(query, r.opts.Limits)
+	q, err := asmql.ParseLimits(unwrapQuery(query), r.opts.Limits)
 	if err != nil {
 		return nil, coded(err)
 	}
-	s, err := r.resolve(c, q.From, VerbQuery)
+	s, err := r.resolve(ctx, c, q.From, VerbQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (r *Runtime) concurrentRows(ctx context.Context, s *schema.Schema, rows []m
 // create marker, CRDT ops and tombstone, in log order. Tombstoned documents
 // keep their history; hard-deleted ones have none (NOT_FOUND).
 func (r *Runtime) History(ctx context.Context, c Caller, schemaURI, id string) ([]store.Envelope, error) {
-	s, err := r.resolve(c, schemaURI, VerbQuery)
+	s, err := r.resolve(ctx, c, schemaURI, VerbQuery)
 	if err != nil {
 		return nil, err
 	}

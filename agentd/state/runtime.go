@@ -25,6 +25,10 @@ type Options struct {
 	Replica       crdt.ReplicaID   // "" = the store's persistent id
 	CacheSize     int              // documents kept in memory; 0 = store default
 	Logger        *slog.Logger     // nil = slog.Default()
+	// Schemas resolves a schema URI the runtime does not know to the
+	// published package that declares it (nil: unknown schemas are
+	// NOT_FOUND). A schema found is registered as an installed one is.
+	Schemas SchemaSource
 }
 
 // Runtime executes the state.* tools over the store. It is safe for
@@ -113,8 +117,9 @@ func (r *Runtime) Register(ctx context.Context, capID string, raw []byte) (*sche
 	return s, nil
 }
 
-// resolve checks the caller, the verb, the schema and the namespace.
-func (r *Runtime) resolve(c Caller, uri, verb string) (*schema.Schema, error) {
+// resolve checks the caller, the verb, the schema (a published one found
+// through Options.Schemas when it is unknown here) and the namespace.
+func (r *Runtime) resolve(ctx context.Context, c Caller, uri, verb string) (*schema.Schema, error) {
 	if c.Owner == "" {
 		return nil, newError(CodePermissionDenied, "caller has no owner")
 	}
@@ -122,6 +127,9 @@ func (r *Runtime) resolve(c Caller, uri, verb string) (*schema.Schema, error) {
 		return nil, newError(CodePermissionDenied, "%s not granted (declare it in metadata.permissions.require)", verb)
 	}
 	s, ok := r.reg.Lookup(uri)
+	if !ok {
+		s, ok = r.fromSource(ctx, c, uri)
+	}
 	if !ok {
 		return nil, newError(CodeNotFound, "unknown schema %q", uri)
 	}

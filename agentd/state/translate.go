@@ -79,7 +79,7 @@ func editorFor(typ string, ov, nv any, touched bool) (editFunc, error) {
 	case crdt.TypeRGAText:
 		return textEditor(nv)
 	case crdt.TypeCounter:
-		return counterEditor(nv)
+		return counterEditor(ov, nv)
 	case crdt.TypeFlag:
 		return flagEditor(nv, touched)
 	case crdt.TypeGrowOnlySet:
@@ -170,8 +170,11 @@ func commonAffixes(a, b string) (pre, suf int) {
 	return pre, suf
 }
 
-// counterEditor increments by the difference; counters hold integers.
-func counterEditor(nv any) (editFunc, error) {
+// counterEditor increments by the difference; counters hold integers. A
+// counter the change creates (ov nil) gets an op even at zero (an inc of 0):
+// a field written as 0 is kept in the document, so it is returned and
+// matched (where {"hits": 0}) as it was written.
+func counterEditor(ov, nv any) (editFunc, error) {
 	n, ok := nv.(json.Number)
 	if !ok {
 		return nil, fmt.Errorf("counter field needs a number")
@@ -183,7 +186,7 @@ func counterEditor(nv any) (editFunc, error) {
 	return func(c crdt.CRDT) ([]crdt.Op, error) {
 		pn := c.(*crdt.PNCounter)
 		d := want - pn.Value().(int64)
-		if d == 0 {
+		if d == 0 && ov != nil {
 			return nil, nil
 		}
 		op, err := pn.Add(d)

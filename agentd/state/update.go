@@ -14,7 +14,7 @@ import (
 // error. Errors: PERMISSION_DENIED, NOT_FOUND, INVALID_INPUT, CONFLICT,
 // TOO_LARGE.
 func (r *Runtime) Update(ctx context.Context, c Caller, schemaURI, id string, patch []byte) (*Document, error) {
-	s, err := r.resolve(c, schemaURI, VerbUpdate)
+	s, err := r.resolve(ctx, c, schemaURI, VerbUpdate)
 	if err != nil {
 		return nil, err
 	}

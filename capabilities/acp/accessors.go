@@ -59,7 +59,8 @@ func IsBuiltin(name string) bool {
 // Match reports whether the trigger matches text: a regex trigger by
 // regular expression, a keyword trigger as a whole word or phrase,
 // case-insensitively (MatchKeyword). An embedding trigger never matches
-// (there is no embedding model here).
+// here (text alone cannot): the router matches it with the node's
+// embedding model, when one is configured (capabilities/router).
 func (t Trigger) Match(text string) bool {
 	switch t.Type {
 	case TriggerRegex:

@@ -115,6 +115,9 @@ func (ps *parser) compileTrigger(t *Trigger, typ, val entry) bool {
 			ps.add(val.val, val.path, "must not be empty")
 			return false
 		}
+		if t.Type == TriggerEmbedding {
+			ps.warn(val.val, val.path, "embedding trigger: matched only on a node with an embedding model (serve config router.embedding_model), never matched without one; add a keyword or regex trigger to route to the capability everywhere")
+		}
 	default:
 		ps.add(typ.val, typ.path, "unknown trigger type %q (known: regex, keyword, embedding)", t.Type)
 		return false

@@ -40,8 +40,8 @@ type Metadata struct {
 	Extra map[string]any `json:"extra,omitempty"`
 }
 
-// Trigger is one routing trigger: regex or keyword (embedding triggers are
-// kept but never match).
+// Trigger is one routing trigger: regex, keyword or embedding (matched by
+// the router with the node's embedding model, when it has one).
 type Trigger struct {
 	Type  string `json:"type"` // regex | keyword | embedding
 	Value string `json:"value"`

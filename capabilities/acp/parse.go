@@ -128,6 +128,7 @@ func (ps *parser) document(root *yaml.Node) {
 	ps.schema(f["schema"])
 	if e, ok := f["prompt"]; ok {
 		ps.pkg.Prompt, _ = ps.str(e, "prompt")
+		ps.lintPrompt(e.val, ps.pkg.Prompt)
 	}
 	ps.tools(f["tools"])
 	ps.bindings(f["tool_bindings"])

@@ -53,7 +53,8 @@ func (h *Host) List(ctx context.Context, agent string) ([]Manifest, error) {
 
 // Describe returns the manifest ref names, or a NOT_FOUND
 // *capabilities.Error. An empty ref.Version means the latest
-// (CompareForLatest: releases above pre-releases).
+// (CompareForLatest: releases above pre-releases); a version range ("1",
+// "^1.0.0", ">=1.2 <2", ParseRange) means the highest version it matches.
 func (h *Host) Describe(ctx context.Context, agent string, ref Ref) (Manifest, error) {
 	c, err := h.find(ctx, agent, ref)
 	if err != nil {
@@ -71,10 +72,11 @@ func (h *Host) find(ctx context.Context, agent string, ref Ref) (Capability, err
 	if err != nil {
 		return Capability{}, err
 	}
+	match := versionMatcher(ref.Version)
 	best, found := Capability{}, false
 	for _, c := range caps {
 		m := c.Manifest
-		if m.CapabilityID != ref.CapabilityID || (ref.Version != "" && m.Version != ref.Version) {
+		if m.CapabilityID != ref.CapabilityID || !match(m.Version) {
 			continue
 		}
 		if !found || CompareForLatest(m.Version, best.Manifest.Version) > 0 {
@@ -85,6 +87,16 @@ func (h *Host) find(ctx context.Context, agent string, ref Ref) (Capability, err
 		return Capability{}, notFound(ref)
 	}
 	return best, nil
+}
+
+// versionMatcher is the test of a Ref's version: any ("" = the latest),
+// the same string, or, when want is a range, a version in it.
+func versionMatcher(want string) func(string) bool {
+	if want == "" {
+		return func(string) bool { return true }
+	}
+	r, isRange := ParseRange(want)
+	return func(v string) bool { return v == want || (isRange && r.Match(v)) }
 }
 
 func notFound(ref Ref) *capabilities.Error {

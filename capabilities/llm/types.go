@@ -35,6 +35,12 @@ type Request struct {
 	Model    string
 	Messages []Message
 	Tools    []capabilities.ToolDef // offered with tool_choice "auto"; none = plain chat
+	// MaxTokens bounds this answer (0 = Config.MaxTokens); a Config.MaxTokens
+	// above 0 stays the ceiling: the operator's bound holds for every caller.
+	MaxTokens int
+	// Temperature is this request's sampling temperature (nil =
+	// Config.Temperature).
+	Temperature *float64
 }
 
 // Response is the first choice of a completion.

@@ -69,6 +69,12 @@ func encodeRequest(cfg Config, req Request, al *aliases) wireRequest {
 	if req.Model != "" {
 		w.Model = req.Model
 	}
+	if req.MaxTokens > 0 && (w.MaxTokens == 0 || req.MaxTokens < w.MaxTokens) {
+		w.MaxTokens = req.MaxTokens
+	}
+	if req.Temperature != nil {
+		w.Temperature = req.Temperature
+	}
 	for _, m := range req.Messages {
 		w.Messages = append(w.Messages, encodeMessage(m, al))
 	}

@@ -28,11 +28,14 @@ type SearchInput struct {
 	Filters     registry.Filters `json:"filters,omitzero" jsonschema:"optional author, tool, permission, limit"`
 }
 
-// Result is one package as the registry tools return it. The spec's
-// ipfs_cid is replaced by the Nostr coordinates of the package event
-// (event_id, naddr, author) and the file's sha256.
+// Result is one package as the registry tools return it: the spec's
+// acp_metadata and ipfs_cid (the CIDv1 of the file's bytes, raw codec,
+// sha2-256: what IPFS would name it; the node does not pin it), and the
+// Nostr coordinates of the package event (event_id, naddr, author) with the
+// file's sha256.
 type Result struct {
 	ACPMetadata  acp.Metadata           `json:"acp_metadata"`
+	IPFSCID      string                 `json:"ipfs_cid"`
 	URI          string                 `json:"cap_uri"`
 	Version      string                 `json:"version"`
 	EventID      string                 `json:"event_id"`
@@ -43,14 +46,18 @@ type Result struct {
 	Alternatives []registry.Alternative `json:"alternatives,omitempty"`
 }
 
-// SearchOutput is search_capabilities' output.
+// SearchOutput is search_capabilities' output: the spec's list_of_results,
+// and the same list as results (agentnode's earlier name, kept for its
+// callers).
 type SearchOutput struct {
-	Results []Result `json:"results"`
+	ListOfResults []Result `json:"list_of_results"`
+	Results       []Result `json:"results"`
 }
 
 func resultOf(e *registry.Entry) Result {
 	r := Result{ACPMetadata: e.Metadata, URI: e.URI, Version: e.Version, EventID: e.EventID, Naddr: e.Naddr,
 		Author: e.Author, SHA256: e.SHA256(), CreatedAt: e.CreatedAt.Unix(), Alternatives: e.Alternatives}
+	r.IPFSCID = acp.CID(r.SHA256)
 	if e.Package != nil { // resolved: the fully parsed metadata (llm_requirements, signature too)
 		r.ACPMetadata = e.Package.Metadata
 	}
@@ -93,6 +100,7 @@ func searchTool(reg *registry.Registry) mcp.ToolHandlerFor[SearchInput, any] {
 		for i := range hits {
 			out.Results = append(out.Results, resultOf(&hits[i]))
 		}
+		out.ListOfResults = out.Results
 		return nil, out, nil
 	}
 }

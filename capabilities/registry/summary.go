@@ -29,6 +29,7 @@ type summaryDoc struct {
 		Permissions struct {
 			Require []string `yaml:"require"`
 		} `yaml:"permissions"`
+		LLM yaml.Node `yaml:"llm_requirements"` // read leniently (llmOf)
 	} `yaml:"metadata"`
 	Tools []struct {
 		Function struct {
@@ -90,7 +91,30 @@ func metadataOf(doc *summaryDoc) acp.Metadata {
 	for _, t := range doc.Metadata.Triggers {
 		m.Triggers = append(m.Triggers, acp.Trigger{Type: t.Type, Value: t.Value})
 	}
+	m.LLM = llmOf(&doc.Metadata.LLM)
+	if sig := doc.Metadata.Signature; sig.PubKey != "" || sig.Sig != "" {
+		m.Signature = &acp.Signature{PubKey: sig.PubKey, Sig: sig.Sig}
+	}
 	return m
+}
+
+// llmOf reads llm_requirements' four fields; a section that is absent or
+// does not decode is nil (the full parse, at Resolve, says why).
+func llmOf(n *yaml.Node) *acp.LLMRequires {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var l struct {
+		ModelFamily      []string `yaml:"model_family"`
+		SpecificModelURI string   `yaml:"specific_model_uri"`
+		MinContextWindow int      `yaml:"min_context_window"`
+		RequiredFeatures []string `yaml:"required_features"`
+	}
+	if err := n.Decode(&l); err != nil {
+		return nil
+	}
+	return &acp.LLMRequires{ModelFamily: l.ModelFamily, SpecificModelURI: l.SpecificModelURI,
+		MinContextWindow: l.MinContextWindow, RequiredFeatures: l.RequiredFeatures}
 }
 
 func toolNames(doc *summaryDoc) []string {

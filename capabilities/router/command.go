@@ -72,13 +72,13 @@ func cutWord(s string) (word, tail string) {
 func (r *Router) back(conv, rest string) Decision {
 	if r.convs.top(conv) == "" {
 		if rest != "" {
-			return r.routeOn(conv, rest)
+			return r.routeOn(conv, rest, nil) // text triggers only: the embedding was of the whole command
 		}
 		return Decision{Reason: ReasonBack, Reply: "Nothing to go back from: you are talking to the agent itself."}
 	}
 	popped := r.convs.pop(conv)
 	if rest != "" {
-		return r.routeOn(conv, rest)
+		return r.routeOn(conv, rest, nil) // text triggers only: the embedding was of the whole command
 	}
 	top := r.convs.top(conv)
 	return Decision{Capability: top, Reason: ReasonBack,

@@ -21,13 +21,14 @@ type Route struct {
 const (
 	TriggerRegex     = "regex"
 	TriggerKeyword   = "keyword"
-	TriggerEmbedding = "embedding" // kept, never matches
+	TriggerEmbedding = "embedding" // matches with Options.Embedder only
 )
 
 // compiled is a Route with its triggers ready to match.
 type compiled struct {
 	Route
 	matchers []matcher
+	embeds   []string // embedding triggers' texts
 }
 
 type matcher struct {
@@ -35,8 +36,9 @@ type matcher struct {
 	match func(msg string) bool
 }
 
-// compile prepares r's triggers. A regex that does not compile and
-// embedding triggers are dropped (reported through bad).
+// compile prepares r's triggers. A regex that does not compile is dropped
+// (reported through bad); embedding triggers are kept aside (their texts,
+// matched by Router.similarities when an Embedder is set).
 func compile(r Route) (c compiled, bad []error) {
 	c.Route = r
 	for _, t := range r.Triggers {
@@ -45,8 +47,11 @@ func compile(r Route) (c compiled, bad []error) {
 			bad = append(bad, &TriggerError{Capability: r.ID, Trigger: t, Err: err})
 			continue
 		}
-		if m.match != nil {
+		switch {
+		case m.match != nil:
 			c.matchers = append(c.matchers, m)
+		case m.value != "":
+			c.embeds = append(c.embeds, m.value)
 		}
 	}
 	return c, bad
@@ -67,7 +72,7 @@ func newMatcher(t acp.Trigger) (matcher, error) {
 		}
 		return matcher{value: t.Value, match: func(msg string) bool { return acp.MatchKeyword(msg, kw) }}, nil
 	case TriggerEmbedding:
-		return matcher{}, nil
+		return matcher{value: strings.TrimSpace(t.Value)}, nil
 	}
 	return matcher{}, ErrUnknownTrigger
 }

@@ -33,6 +33,12 @@ type Options struct {
 	Models []Model
 	// Now is the clock (tests); nil = time.Now.
 	Now func() time.Time
+	// Embedder, when set, makes embedding triggers match: a message whose
+	// embedding's cosine similarity to a trigger's is at least
+	// EmbedThreshold (0 = DefaultEmbedThreshold) routes to its capability
+	// when no regex or keyword trigger matches. Nil: they never match.
+	Embedder       Embedder
+	EmbedThreshold float64
 }
 
 // Decision is where one message goes.
@@ -73,6 +79,7 @@ type Router struct {
 	bad       []error
 	convs     *lru
 	opts      Options
+	vectors   map[string][]float64 // embedding trigger text -> its vector
 }
 
 // New returns a router over installed, in install order: that order
@@ -88,7 +95,7 @@ func NewWith(installed []Route, opts Options) *Router {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	r := &Router{convs: newLRU(MaxConversations), opts: opts}
+	r := &Router{convs: newLRU(MaxConversations), opts: opts, vectors: map[string][]float64{}}
 	r.installed, r.bad = compileAll(installed)
 	return r
 }
@@ -119,6 +126,7 @@ func (r *Router) SetInstalled(installed []Route) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.installed, r.bad = c, bad
+	r.vectors = map[string][]float64{}
 	keep := make(map[string]bool, len(c))
 	for _, x := range c {
 		keep[x.ID] = true
@@ -129,17 +137,18 @@ func (r *Router) SetInstalled(installed []Route) {
 // Route decides where message goes in conversation and updates the
 // conversation's stack.
 func (r *Router) Route(conversation, message string) Decision {
+	hits := r.similarities(message) // the embeddings request, outside the lock
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.opts.Now()
 	popped := r.expire(conversation, now)
-	d := r.route(conversation, message)
+	d := r.route(conversation, message, hits)
 	d.Popped = append(popped, d.Popped...)
 	r.convs.touch(conversation, now)
 	return d
 }
 
-func (r *Router) route(conv, message string) Decision {
+func (r *Router) route(conv, message string, hits map[string]embedHit) Decision {
 	cmd, rest := parseCommand(message)
 	switch cmd {
 	case cmdBack:
@@ -147,7 +156,7 @@ func (r *Router) route(conv, message string) Decision {
 	case cmdSwitch:
 		return r.switchTo(conv, rest)
 	}
-	return r.routeOn(conv, message)
+	return r.routeOn(conv, message, hits)
 }
 
 // expire pops one entry per full IdleTimeout since the conversation's
@@ -181,7 +190,7 @@ func (r *Router) Stack(conversation string) []string {
 
 // routeOn applies the stack (unless another capability's triggers match
 // better), then triggers, then the fallback.
-func (r *Router) routeOn(conv, msg string) Decision {
+func (r *Router) routeOn(conv, msg string, hits map[string]embedHit) Decision {
 	if top := r.convs.top(conv); top != "" {
 		if c, v := r.better(top, msg); c != nil {
 			return r.enter(conv, c, Decision{Message: msg, Reason: ReasonReclassify + v, Popped: []string{top}})
@@ -192,6 +201,9 @@ func (r *Router) routeOn(conv, msg string) Decision {
 		if v, ok := r.installed[i].matchMessage(msg); ok {
 			return r.enter(conv, &r.installed[i], Decision{Message: msg, Reason: ReasonTrigger + v})
 		}
+	}
+	if c, v := r.embedMatch(hits); c != nil {
+		return r.enter(conv, c, Decision{Message: msg, Reason: ReasonTrigger + TriggerEmbedding + ":" + v})
 	}
 	return Decision{Message: msg, Reason: ReasonFallback}
 }

@@ -9,6 +9,7 @@ import (
 
 const agentInstallUsage = `agent install <definition> --owner <npub> [--name NAME] [--auto-upgrade]
     [--node URL] [--data DIR] [--json]
+agent install --team <naddr|nevent> --owner <npub> [--auto-upgrade] [--node URL] [--data DIR] [--json]
 
 <definition> is an nevent, note, hex id, kind-4199 naddr, or npub:slug for
 its latest version; it must be on the node's relay. The node makes a new
@@ -28,9 +29,13 @@ func runAgentInstall(ctx context.Context, m *Main, args []string) error {
 	fs.StringVar(&req.Owner, "owner", "", "the agent's owner, npub or hex (required)")
 	fs.StringVar(&req.Name, "name", "", "the agent's name (default: the definition's title)")
 	fs.BoolVar(&req.AutoUpgrade, "auto-upgrade", false, "switch to newer versions of the definition automatically")
+	team := fs.String("team", "", "install every member of this team (kind 34199 naddr or nevent) instead; the first is the default agent")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	if *team != "" {
+		return m.runTeamInstall(ctx, &f, pos, *team, req)
 	}
 	if err := wantArgs(cmd, pos, 1, "one definition reference"); err != nil {
 		return err

@@ -121,6 +121,12 @@ func (m *Main) printAgent(v agentd.AgentView) error {
 	for _, n := range v.MissingNudges {
 		row("missing nudge", n+" (not on the relay; skipped)")
 	}
+	for _, f := range v.Files {
+		row("file", fmt.Sprintf("%s (%d bytes, sha256 %s)", f.Path, f.Size, f.SHA256))
+	}
+	for _, s := range v.Skills {
+		row("skill", fmt.Sprintf("%s (%s by %s, license %s, %d files, trusted %v)", s.Title, s.ID, npub(s.Author), orDash(s.License), len(s.Files), s.Trusted))
+	}
 	return t.Flush()
 }
 

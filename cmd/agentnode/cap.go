@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/agentnode/agentnode/agentd/state/schema"
 	"github.com/agentnode/agentnode/capabilities/acp"
 )
 
@@ -23,17 +25,33 @@ func init() {
 }
 
 // readPackage reads and parses an .acp.yaml file ("-" is stdin). A package
-// that breaks rules is an error listing every problem, one per line.
+// that breaks rules is an error listing every problem, one per line. The
+// schema's x-asm annotations are checked as `agent cap install` checks them
+// (agentd/state/schema.Parse), so that sign, verify and publish refuse what
+// install would.
 func readPackage(m *Main, cmd, file string) ([]byte, *acp.Package, error) {
 	raw, err := readFileOrStdin(m, file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	p, err := acp.Parse(raw, acp.Options{})
+	if err == nil && len(p.Schema) > 0 {
+		p, err = acp.Parse(raw, acp.Options{CheckSchema: xasmCheck(p.Metadata.ID)})
+	}
 	if err != nil {
 		return raw, nil, packageError(cmd, file, err)
 	}
 	return raw, p, nil
+}
+
+// xasmCheck is the install-time check of a package schema declared by the
+// capability capID: it compiles as an ASM schema (x-asm, x-crdt,
+// lifecycle annotations, namespace).
+func xasmCheck(capID string) func(string, json.RawMessage) error {
+	return func(_ string, raw json.RawMessage) error {
+		_, err := schema.Parse(raw, capID)
+		return err
+	}
 }
 
 // packageError renders a *acp.ParseError as `<file>:<line>: field: msg`

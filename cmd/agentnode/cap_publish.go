@@ -57,6 +57,10 @@ func capEvent(m *Main, cmd, file, sk string) (*nostr.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	if signer.KeyType == acp.KeyEd25519 {
+		return nil, fmt.Errorf("%s: %s is signed with an Ed25519 key (%s): a kind-30199 event is signed by a Nostr (secp256k1) key, and a registry lists a package only when the file is signed by the event's author; "+
+			"install it from the file as it is (agentnode agent cap install <agent> %s), or sign it with your Nostr key (agentnode cap sign, --format nostr or did-key) to publish it", cmd, file, signer.DID, file)
+	}
 	if pk, author := nostrKey(sk), signer.ID(); pk != author {
 		return nil, fmt.Errorf("%s: %s is signed by %s, but the publishing key is %s: sign it with this key", cmd, file, author, pk)
 	}

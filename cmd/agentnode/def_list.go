@@ -84,6 +84,7 @@ func runDefList(ctx context.Context, m *Main, args []string) error {
 	fs.BoolVar(&f.allVersions, "all-versions", false, "every version, not only the latest")
 	fs.IntVar(&f.limit, "limit", 50, "show at most N definitions")
 	fs.BoolVar(&f.json, "json", false, "print JSON")
+	teams := fs.Bool("teams", false, "list teams (kind 34199) instead: title, members, the default agent's definition")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -102,6 +103,9 @@ func runDefList(ctx context.Context, m *Main, args []string) error {
 		return fmt.Errorf("def list: %w", err)
 	}
 	defer s.Close()
+	if *teams {
+		return m.listTeams(ctx, s, authors, f.limit, f.json)
+	}
 	defs, err := f.find(ctx, s, authors)
 	if err != nil {
 		return fmt.Errorf("def list: %w", err)

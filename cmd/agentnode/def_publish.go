@@ -26,7 +26,8 @@ func init() {
 
 const defPublishUsage = `def publish [--file def.yaml|def.json] [--title T] [--role R] [--instructions I]
     [--use-criteria U] [--description D] [--tool NAME]... [--ver V] [--image URL] [--slug S]
-    [--content TEXT | --content-file F] [--key NSEC] [--relay URL]... [--json]
+    [--content TEXT | --content-file F] [--attach PATH]... [--blossom URL]
+    [--key NSEC] [--relay URL]... [--json]
 
 Flags given on the command line override the file's fields.`
 
@@ -52,6 +53,7 @@ type defPublishFlags struct {
 	fields  definitionFile
 	tools   stringList
 	content contentFlags
+	attach  attachFlags // def_publish_files.go
 }
 
 func (m *Main) defPublishFlagSet(f *defPublishFlags) *flag.FlagSet {
@@ -68,6 +70,8 @@ func (m *Main) defPublishFlagSet(f *defPublishFlags) *flag.FlagSet {
 	fs.StringVar(&f.fields.Image, "image", "", "avatar URL")
 	fs.StringVar(&f.fields.Slug, "slug", "", `stable identifier ("d" tag) that versions share`)
 	addContentFlags(fs, &f.content, "markdown body")
+	fs.Var(&f.attach.paths, "attach", "a file of the agent: uploaded to the Blossom server, described by a kind-1063 event and referenced as [\"e\", <id>, <relay>, \"file\"]; repeatable")
+	fs.StringVar(&f.attach.blossom, "blossom", "", "the Blossom server --attach uploads to (default: the first --relay's node, over http(s))")
 	return fs
 }
 
@@ -84,6 +88,9 @@ func runDefPublish(ctx context.Context, m *Main, args []string) error {
 	def, err := f.definition(m, fs)
 	if err != nil {
 		return err
+	}
+	if len(f.attach.paths) > 0 {
+		return m.publishWithFiles(ctx, "def publish", &f.w, &f.attach, def)
 	}
 	return m.signAndPublish(ctx, "def publish", &f.w, def.Template())
 }

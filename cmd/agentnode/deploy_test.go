@@ -53,7 +53,7 @@ func TestSystemdUnit_MatchesServeFlags(t *testing.T) {
 	if svc == nil {
 		t.Fatal("no [Service] section")
 	}
-	args := strings.Fields(first(svc["ExecStart"]))
+	args := strings.Fields(lastSet(svc["ExecStart"]))
 	if len(args) < 2 || !filepath.IsAbs(args[0]) || args[1] != "serve" {
 		t.Fatalf("ExecStart = %q, want /abs/agentnode serve ...", args)
 	}
@@ -68,7 +68,7 @@ func TestSystemdUnit_MatchesServeFlags(t *testing.T) {
 		env[k] = v
 	}
 	checkComposeEnv(t, c.FlagSet(), env)
-	if want := "/var/lib/" + first(svc["StateDirectory"]); data != want {
+	if want := "/var/lib/" + lastSet(svc["StateDirectory"]); data != want {
 		t.Errorf("--data %s is not the StateDirectory %s", data, want)
 	}
 	if !slices.Contains(strings.Fields(strings.Join(svc["ReadWritePaths"], " ")), data) {
@@ -81,7 +81,7 @@ func TestSystemdUnit_MatchesServeFlags(t *testing.T) {
 // checkHardening requires the options that keep a compromised node in its box.
 func checkHardening(t *testing.T, svc map[string][]string) {
 	t.Helper()
-	if first(svc["DynamicUser"]) != "yes" && (first(svc["User"]) == "" || first(svc["User"]) == "root") {
+	if lastSet(svc["DynamicUser"]) != "yes" && (lastSet(svc["User"]) == "" || lastSet(svc["User"]) == "root") {
 		t.Error("the unit runs as root (no DynamicUser=yes, no User=)")
 	}
 	for key, want := range map[string]string{
@@ -90,11 +90,11 @@ func checkHardening(t *testing.T, svc map[string][]string) {
 		"ProtectKernelTunables": "yes", "ProtectKernelModules": "yes", "ProtectControlGroups": "yes",
 		"KillSignal": "SIGTERM", "UMask": "0077",
 	} {
-		if got, ok := svc[key]; !ok || first(got) != want {
+		if got, ok := svc[key]; !ok || lastSet(got) != want {
 			t.Errorf("%s = %q, want %q", key, got, want)
 		}
 	}
-	families := strings.Fields(first(svc["RestrictAddressFamilies"]))
+	families := strings.Fields(lastSet(svc["RestrictAddressFamilies"]))
 	for _, f := range []string{"AF_INET", "AF_INET6"} {
 		if !slices.Contains(families, f) {
 			t.Errorf("RestrictAddressFamilies %q lacks %s (the node listens and dials on it)", families, f)
@@ -121,7 +121,8 @@ func verifyUnit(t *testing.T, path string) {
 	}
 }
 
-func first(vs []string) string {
+// lastSet is the value a unit file setting takes: the last assignment.
+func lastSet(vs []string) string {
 	if len(vs) == 0 {
 		return ""
 	}

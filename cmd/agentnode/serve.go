@@ -15,6 +15,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/lookup"
 	"github.com/agentnode/agentnode/agentd/peers"
+	"github.com/agentnode/agentnode/blossom"
 	"github.com/agentnode/agentnode/internal/lifecycle"
 	"github.com/agentnode/agentnode/internal/memguard"
 	"github.com/agentnode/agentnode/lessons"
@@ -36,6 +37,7 @@ type ServeConfig struct {
 	Listen   string // host:port to listen on
 	DataDir  string // where events and indexes live
 	Postgres string // --postgres: events in this PostgreSQL database instead (serve_config_postgres.go)
+	Blobs    string // --blobs: the Blossom blob directory (serve_blossom.go); default <data>/blobs
 	// LeaseTTL (--lease-ttl) and AdvertiseURL (--advertise-url) apply with
 	// Postgres only: how long an agent's lease lasts without renewal, and
 	// where other instances reach this one (serve_agentpg.go).
@@ -77,6 +79,9 @@ type ServeCommand struct {
 	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_runtime.go)
 	acp *serveACP     // Agent Context Protocol endpoint, tasks, consent (serve_acp.go)
 
+	blobs     *blossom.Server // the Blossom server (serve_blossom.go)
+	blobStore *blossom.Store
+
 	shared *serveShared // --postgres: agents placed among instances (serve_agentpg.go); nil embedded
 
 	file *serveFile // --config as read by ParseFlags (serve_config.go)
@@ -89,7 +94,7 @@ type ServeCommand struct {
 
 // FlagSet declares serve's flags, bound to c.Config, with environment defaults.
 func (c *ServeCommand) FlagSet() *flag.FlagSet {
-	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--postgres URL [--lease-ttl D] [--advertise-url URL]] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--config FILE] [--peer URL]...")
+	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--postgres URL [--lease-ttl D] [--advertise-url URL]] [--blobs DIR] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--config FILE] [--peer URL]...")
 	c.Config.Peers = nil // defaults from the environment; --peer adds to them
 	for _, p := range strings.Split(c.m.envOr("AGENTNODE_PEERS", ""), ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -101,6 +106,7 @@ func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	fs.StringVar(&c.Config.Postgres, "postgres", c.m.envOr("AGENTNODE_POSTGRES", ""), "PostgreSQL URL: the relay's events live there, shared by every instance on it, see docs/POSTGRES.md (env AGENTNODE_POSTGRES)")
 	fs.DurationVar(&c.Config.LeaseTTL, "lease-ttl", 0, "with --postgres: how long an agent's lease on this instance lasts without renewal; another instance takes the agent over within about 1.25 times that after this one dies (default 15s, or the config's postgres.lease_ttl_seconds)")
 	fs.StringVar(&c.Config.AdvertiseURL, "advertise-url", c.m.envOr("AGENTNODE_ADVERTISE_URL", ""), "with --postgres: the http(s) base URL other instances reach this one at, to forward requests for the agents it runs; default http:// and the listen address (env AGENTNODE_ADVERTISE_URL)")
+	fs.StringVar(&c.Config.Blobs, "blobs", c.m.envOr("AGENTNODE_BLOBS", ""), "directory of the Blossom server's blobs (default <data>/blobs); with --postgres, a directory every instance shares (env AGENTNODE_BLOBS)")
 	fs.StringVar(&c.Config.LogLevel, "log-level", c.m.envOr("AGENTNODE_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTNODE_LOG_LEVEL)")
 	fs.BoolVar(&c.Config.LogJSON, "log-json", false, "write logs as JSON lines")
 	fs.StringVar(&c.Config.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts agent keys (NIP-49); else env AGENTNODE_PASSPHRASE")
@@ -162,6 +168,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 	for _, open := range []func(context.Context, *slog.Logger) error{
 		c.openReload,    // SIGHUP reloads from now on instead of killing the node
 		c.openRelay,     // events, search, NIP-11: everything else reads and writes through it
+		c.openBlossom,   // the blob store; installs fetch definitions' files into agents' homes
 		c.listen,        // the address the 25910 client and the DM relay lists name
 		c.openShared,    // --postgres: the agents' data and leases, shared by the instances
 		c.openPeers,     // --peer sync, over the relay
@@ -343,6 +350,7 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 	cfg := agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
 		Trust: trust, Passphrase: pass, Logger: logger}
 	c.daemonRuntime(&cfg)
+	cfg.DefFiles = c.defFiles() // serve_blossom.go
 	if err := c.daemonShared(ctx, &cfg); err != nil {
 		return err
 	}

@@ -58,6 +58,7 @@ type serveFile struct {
 	Node      serveNode      `json:"node"`     // serve_config_node.go
 	Web       serveWeb       `json:"web"`      // serve_web.go
 	Postgres  servePostgres  `json:"postgres"` // serve_config_postgres.go
+	Blossom   serveBlossom   `json:"blossom"`  // serve_blossom.go
 	Routing   serveRouting   `json:"-"`        // "models", "router": serve_config_models.go
 
 	State serveStateConfig `json:"state"` // serve_config_state.go
@@ -69,7 +70,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "strangers", "contextvm", "directory", "relay", "http", "state", "node", "models", "router", "postgres", "web"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "strangers", "contextvm", "directory", "relay", "http", "state", "node", "models", "router", "postgres", "web", "blossom"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -126,6 +127,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parseWebSection(top, f); err != nil {
+		return err
+	}
+	if err := parseBlossomSection(top, f); err != nil {
 		return err
 	}
 	raw, ok := top["trust"]

@@ -16,16 +16,21 @@ import (
 //	"models": [{"name": "llama3.1:8b", "family": "llama3", "context_window": 8192, "features": ["tool_use"]},
 //	           {"name": "gpt-4o-mini", "family": "gpt-4", "uri": "did:nuwa:model:gpt-4o-mini",
 //	            "context_window": 128000, "features": ["tool_use", "function_calling_json_mode"]}],
-//	"router": {"idle_timeout_seconds": 1800}
+//	"router": {"idle_timeout_seconds": 1800, "embedding_model": "text-embedding-3-small", "embedding_threshold": 0.8}
 //
 // The models are what capabilities' llm_requirements choose among, in
 // this order of preference; each name is sent as the request's model to
 // the one configured endpoint ("model" section). No list: requirements are
 // not checked. idle_timeout_seconds: 0 = the default (1800), -1 = never.
+// embedding_model makes embedding triggers match through the model
+// endpoint's /v1/embeddings (none: they never match, and install warns);
+// embedding_threshold is the cosine similarity a match needs (0 = 0.8).
 type serveRouting struct {
 	Models []serveModelEntry `json:"models"`
 	Router struct {
-		IdleTimeoutSeconds int `json:"idle_timeout_seconds"`
+		IdleTimeoutSeconds int     `json:"idle_timeout_seconds"`
+		EmbeddingModel     string  `json:"embedding_model"`
+		EmbeddingThreshold float64 `json:"embedding_threshold"`
 	} `json:"router"`
 }
 
@@ -50,6 +55,9 @@ func parseRoutingSections(top map[string]json.RawMessage, r *serveRouting) error
 		if err := dec.Decode(dst); err != nil {
 			return fmt.Errorf("%q: %v", name, err)
 		}
+	}
+	if t := r.Router.EmbeddingThreshold; t < 0 || t > 1 {
+		return fmt.Errorf(`"router.embedding_threshold": a cosine similarity between 0 and 1 (0 = the default, 0.8)`)
 	}
 	if r.Router.IdleTimeoutSeconds < -1 {
 		return fmt.Errorf(`"router.idle_timeout_seconds": 0 (default), -1 (never) or a number of seconds`)

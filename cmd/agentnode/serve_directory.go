@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -34,6 +35,13 @@ func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) e
 		Logger:       logger.With("component", "directory")}
 	if c.shared != nil {
 		dcfg.Registrations = c.shared.db.Registrations()
+	} else {
+		// One node: registrations (proven and spec-form) survive a restart.
+		regs, err := directory.OpenFileRegistrations(filepath.Join(c.Config.DataDir, "directory", "registrations.json"))
+		if err != nil {
+			return err
+		}
+		dcfg.Registrations = regs
 	}
 	c.rt.dir = directory.New(dcfg)
 	c.rt.beat = directory.NewHeartbeater(directory.HeartbeaterConfig{Agents: c.agentKeys,

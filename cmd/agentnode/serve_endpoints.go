@@ -75,6 +75,6 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 		mux.Handle("/mcp/agents/{agent}", c.forwardAgent(mcp, pathAgent))
 	}
 	c.mountWeb(mux, token, logger)
-	mux.Handle("/", c.relay)
+	mux.Handle("/", c.blobs.Wrap(c.relay))           // Blossom's paths (serve_blossom.go), else the relay
 	return c.rt.metrics.HTTP(c.relay.Shed(mux)), nil // 503 while memory is near its ceiling (relay/conns.go); counted by route (serve_metrics.go)
 }

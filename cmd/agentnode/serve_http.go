@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentnode/agentnode/blossom"
 	"github.com/agentnode/agentnode/capabilities/mcpserver"
-	"github.com/agentnode/agentnode/internal/httplimit"
 	"github.com/agentnode/agentnode/jsonrpc"
 	"github.com/agentnode/agentnode/relay/policies"
 )
@@ -158,7 +158,7 @@ func (h httpSettings) jsonrpcOptions(logger *slog.Logger) jsonrpc.Options {
 // (long for agents and tools, none for MCP event streams; websockets
 // drop theirs when hijacked: net/http clears the deadlines).
 func (h httpSettings) newServer(handler http.Handler, logger *slog.Logger) *http.Server {
-	handler = h.writeDeadlines(httplimit.Body(h.MaxBodyBytes, forwardedClient(h.trusted, handler)))
+	handler = h.writeDeadlines(bodyBound(h.MaxBodyBytes, forwardedClient(h.trusted, handler)))
 	return &http.Server{Handler: handler, ReadHeaderTimeout: min(10*time.Second, seconds(h.ReadTimeoutSeconds)),
 		ReadTimeout: seconds(h.ReadTimeoutSeconds), WriteTimeout: seconds(h.WriteTimeoutSeconds),
 		IdleTimeout: seconds(h.IdleTimeoutSeconds), ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
@@ -173,6 +173,10 @@ func (h httpSettings) writeDeadlines(next http.Handler) http.Handler {
 			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		case writeLong:
 			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(seconds(h.LongWriteTimeoutSeconds)))
+		case writeBlob: // a Blossom upload's body may take longer than ReadTimeout too
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Now().Add(seconds(h.LongWriteTimeoutSeconds)))
+			_ = rc.SetWriteDeadline(time.Now().Add(seconds(h.LongWriteTimeoutSeconds)))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -183,6 +187,7 @@ const (
 	writeNormal = iota // the server's WriteTimeout
 	writeLong          // LongWriteTimeoutSeconds: runs agents or tools
 	writeStream        // none: an MCP event stream, ended by the session's idle timeout
+	writeBlob          // LongWriteTimeoutSeconds to read and to write: a Blossom blob (serve_blossom.go)
 )
 
 // longWrite classifies r by path: MCP GETs are event streams; /acp, CAP,
@@ -190,6 +195,8 @@ const (
 func longWrite(r *http.Request) int {
 	p := r.URL.Path
 	switch {
+	case blossom.IsBlossom(r):
+		return writeBlob
 	case p == "/mcp" || strings.HasPrefix(p, "/mcp/"):
 		if r.Method == http.MethodGet {
 			return writeStream

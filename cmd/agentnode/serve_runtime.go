@@ -116,7 +116,21 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 	}
 	if c.file != nil { // "models" and "router" (serve_config_models.go)
 		cfg.Models, cfg.RouterIdle = c.file.Routing.models(), c.file.Routing.idle()
+		if m := c.file.Routing.Router.EmbeddingModel; m != "" && c.rt.model != nil {
+			cfg.Embedder, cfg.EmbedThreshold = llmEmbedder{c.rt.model, m}, c.file.Routing.Router.EmbeddingThreshold
+		}
 	}
+}
+
+// llmEmbedder is the router's Embedder: model on the chat model's
+// endpoint (/v1/embeddings).
+type llmEmbedder struct {
+	c     *llm.Client
+	model string
+}
+
+func (e llmEmbedder) Embed(ctx context.Context, texts []string) ([][]float64, error) {
+	return e.c.Embed(ctx, e.model, texts)
 }
 
 // openDM builds the kind-25910 server answering calls to the local agents

@@ -33,7 +33,7 @@ type serveState struct {
 // openState opens the state runtime in the data directory and builds the
 // replicators' supervisor. Nothing runs until Serve.
 func (c *ServeCommand) openState(ctx context.Context, logger *slog.Logger) error {
-	rt, err := state.Open(ctx, state.Options{Dir: c.Config.DataDir, Logger: logger})
+	rt, err := state.Open(ctx, state.Options{Dir: c.Config.DataDir, Logger: logger, Schemas: registrySchemas{c}})
 	if err != nil {
 		return fmt.Errorf("serve: open state in %s: %w", c.Config.DataDir, err)
 	}

@@ -26,6 +26,7 @@ func (c *ServeCommand) mountWeb(mux *http.ServeMux, token string, logger *slog.L
 	cfg := web.Config{Store: c.relay, Directory: c.rt.dir, Lessons: c.daemon, Registry: c.rt.reg, Token: token,
 		TokenFile: agentd.TokenPath(c.Config.DataDir), Name: c.nodeConfig().Name, Version: Version, Logger: logger.With("component", "web"),
 		MaxRenders: wc.MaxRenders, RenderWait: time.Duration(wc.RenderWaitMillis) * time.Millisecond}
+	cfg.Files = c.webFiles    // serve_blossom.go
 	if c.acp.consent != nil { // never a typed nil in the interface
 		cfg.Consent = c.acp.consent
 	}

@@ -33,10 +33,24 @@ func (s *Store) Query(ctx context.Context, f nostr.Filter) ([]*nostr.Event, erro
 // rows are read one by one from the database, so a bounded take bounds
 // the memory of a query whatever its limit and the size of its events.
 func (s *Store) QueryWithin(ctx context.Context, f nostr.Filter, take func(size int) error) ([]*nostr.Event, error) {
+	return s.QueryAfter(ctx, f, nil, take)
+}
+
+// After is where a continued query starts, in Query's order: the events
+// older than CreatedAt, or of that second with an id above ID (the last
+// event of the previous part of the answer).
+type After struct {
+	CreatedAt nostr.Timestamp
+	ID        string
+}
+
+// QueryAfter is QueryWithin that answers only the events after after
+// (nil: from the newest), so that an answer cut by take can be read on.
+func (s *Store) QueryAfter(ctx context.Context, f nostr.Filter, after *After, take func(size int) error) ([]*nostr.Event, error) {
 	if f.LimitZero {
 		return nil, nil
 	}
-	sql, args := selectSQL(f, nostr.Now(), s.limit(f), eventCols)
+	sql, args := selectSQL(f, nostr.Now(), s.limit(f), eventCols, after)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: query: %w", err)
@@ -71,10 +85,11 @@ func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
 // is driven by that value's rows of pgstore_tags, walked newest first
 // (index pgstore_tags_order), so the database stops at the limit; any
 // other filter is answered from pgstore_events' own indexes.
-func selectSQL(f nostr.Filter, now nostr.Timestamp, limit int, cols string) (string, []any) {
+func selectSQL(f nostr.Filter, now nostr.Timestamp, limit int, cols string, after *After) (string, []any) {
 	where, args := whereClause(f, now)
 	tv := drivingTag(f)
 	if tv == "" {
+		where, args = afterClause(where, args, after, "created_at", "id")
 		args = append(args, limit)
 		return `SELECT ` + cols + ` FROM pgstore_events WHERE ` + where +
 			` ORDER BY created_at DESC, id ASC LIMIT $` + strconv.Itoa(len(args)), args
@@ -90,10 +105,27 @@ func selectSQL(f nostr.Filter, now nostr.Timestamp, limit int, cols string) (str
 		args = append(args, int64(*f.Until))
 		conds = append(conds, `t.tag_created <= $`+strconv.Itoa(len(args)))
 	}
+	if after != nil {
+		var cond string
+		cond, args = afterClause("TRUE", args, after, "t.tag_created", "t.tag_id")
+		conds = append(conds, cond)
+	}
 	args = append(args, limit)
 	return `SELECT ` + cols + ` FROM pgstore_tags t JOIN pgstore_events ON id = t.tag_id WHERE ` +
 		strings.Join(conds, " AND ") + ` AND ` + where +
 		` ORDER BY t.tag_created DESC, t.tag_id ASC LIMIT $` + strconv.Itoa(len(args)), args
+}
+
+// afterClause adds to where the condition of after (none when nil) on
+// the columns of created_at and id: at or before its second, and past
+// its id within it.
+func afterClause(where string, args []any, after *After, created, id string) (string, []any) {
+	if after == nil {
+		return where, args
+	}
+	args = append(args, int64(after.CreatedAt), after.ID)
+	ts, ix := "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))
+	return where + ` AND ` + created + ` <= ` + ts + ` AND (` + created + ` < ` + ts + ` OR ` + id + ` > ` + ix + `)`, args
 }
 
 // drivingTag is the "key\x1fvalue" of a tag of f that has exactly one
@@ -173,7 +205,7 @@ func whereClause(f nostr.Filter, now nostr.Timestamp) (string, []any) {
 // Pubkeys returns the pubkeys of the newest events matching f, at most
 // limit of them, without reading the events (a NIP-45 HyperLogLog).
 func (s *Store) Pubkeys(ctx context.Context, f nostr.Filter, limit int) ([]string, error) {
-	sql, args := selectSQL(f, nostr.Now(), limit, `pubkey`)
+	sql, args := selectSQL(f, nostr.Now(), limit, `pubkey`, nil)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: pubkeys: %w", err)

@@ -73,9 +73,10 @@ func RequireAuthForKinds(kinds []int) func(context.Context, nostr.Filter) (bool,
 // HideRestricted wraps a QueryEvents hook so that a websocket client gets
 // only the restricted events ReadableBy allows its authenticated key.
 // Queries without a connection, and khatru's internal ones, are passed
-// through untouched. The results are read to the end before any is
-// handed on (the relay's store answers with a full channel anyway), so
-// the wrapper starts no goroutine.
+// through untouched. The results are filtered as they come, by a
+// goroutine (hide) that ends with the query's channel: the relay's store
+// streams large answers, and collecting them here would hold the whole
+// answer at once.
 func HideRestricted(kinds []int, query func(context.Context, nostr.Filter) (chan *nostr.Event, error)) func(context.Context, nostr.Filter) (chan *nostr.Event, error) {
 	return func(ctx context.Context, filter nostr.Filter) (chan *nostr.Event, error) {
 		ch, err := query(ctx, filter)
@@ -83,19 +84,25 @@ func HideRestricted(kinds []int, query func(context.Context, nostr.Filter) (chan
 		if err != nil || ch == nil || ws == nil || khatru.IsInternalCall(ctx) || !mayMatchRestricted(kinds, filter) {
 			return ch, err
 		}
-		authed := khatru.GetAuthed(ctx)
-		var keep []*nostr.Event
-		for evt := range ch {
-			if ReadableBy(kinds, evt, authed) {
-				keep = append(keep, evt)
-			}
-		}
-		out := make(chan *nostr.Event, len(keep))
-		for _, evt := range keep {
-			out <- evt
-		}
-		close(out)
+		out := make(chan *nostr.Event)
+		go hide(ctx, kinds, khatru.GetAuthed(ctx), ch, out)
 		return out, nil
+	}
+}
+
+// hide passes on the events of ch that authed may read, one at a time (a
+// streamed answer stays streamed: nothing is collected); it ends when ch
+// is closed, which a query does when it ends or ctx ends.
+func hide(ctx context.Context, kinds []int, authed string, ch <-chan *nostr.Event, out chan<- *nostr.Event) {
+	defer close(out)
+	for evt := range ch {
+		if !ReadableBy(kinds, evt, authed) {
+			continue
+		}
+		select {
+		case out <- evt:
+		case <-ctx.Done(): // the query ends too: ch is drained, then closed
+		}
 	}
 }
 

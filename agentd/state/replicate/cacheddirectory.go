@@ -13,7 +13,8 @@ import (
 // CachedDirectory is a Directory that keeps another's answer per owner for
 // a TTL: replicators consult it for every batch sent and event received.
 // Invalidate drops every answer (an OnStored hook calls it for the events
-// ChangesOwners names).
+// ChangesOwners names); an answer computed before an Invalidate is not
+// cached after it (it may miss the profile or claims that caused it).
 type CachedDirectory struct {
 	next Directory
 	ttl  time.Duration
@@ -21,6 +22,7 @@ type CachedDirectory struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedAgents
+	gen   uint64 // Invalidate calls so far
 }
 
 type cachedAgents struct {
@@ -43,6 +45,7 @@ func NewCachedDirectory(next Directory, ttl time.Duration, now func() time.Time)
 func (d *CachedDirectory) Agents(ctx context.Context, owner string) ([]string, error) {
 	d.mu.Lock()
 	e, ok := d.cache[owner]
+	gen := d.gen
 	d.mu.Unlock()
 	if ok && d.now().Sub(e.at) < d.ttl {
 		return e.agents, nil
@@ -52,7 +55,9 @@ func (d *CachedDirectory) Agents(ctx context.Context, owner string) ([]string, e
 		return nil, err
 	}
 	d.mu.Lock()
-	d.cache[owner] = cachedAgents{agents: agents, at: d.now()}
+	if d.gen == gen { // else an Invalidate came while next answered: the answer may be stale
+		d.cache[owner] = cachedAgents{agents: agents, at: d.now()}
+	}
 	d.mu.Unlock()
 	return agents, nil
 }
@@ -62,6 +67,7 @@ func (d *CachedDirectory) Agents(ctx context.Context, owner string) ([]string, e
 func (d *CachedDirectory) Invalidate() {
 	d.mu.Lock()
 	clear(d.cache)
+	d.gen++
 	d.mu.Unlock()
 }
 

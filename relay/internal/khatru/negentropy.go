@@ -16,7 +16,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 )
 
-// PATCH (agentnode): NIP-77 sessions are bounded (PATCHES.md, item 9).
+// PATCH (agentnode): NIP-77 sessions are bounded (PATCHES.md, item 12).
 // Upstream let a connection open any number of sessions, each holding
 // every event its filter matched, kept them after the connection ended
 // and reconciled one session from several goroutines at once.

@@ -72,6 +72,9 @@ func (rl *Relay) handleCountRequestWithHLL(
 // errStoredEventsSent ends a REQ's query context once EOSE is due.
 var errStoredEventsSent = errors.New("stored events sent")
 
+// errQueryFailed ends a REQ whose query failed: it got CLOSED, not EOSE.
+var errQueryFailed = errors.New("query failed")
+
 // PATCH (agentnode): a REQ is checked whole before any of its filters is
 // subscribed, so that a REQ answered with CLOSED leaves no live listener
 // behind (upstream added the listeners of the filters before the rejected
@@ -108,15 +111,26 @@ func (rl *Relay) handleReq(ctx context.Context, ws *WebSocket, env *nostr.ReqEnv
 	}
 	eose := sync.WaitGroup{}
 	started := time.Now() // PATCH (agentnode): OnEOSE times REQ -> EOSE
+	var failOnce sync.Once
+	fail := func(reason string) {
+		failOnce.Do(func() {
+			cancelReqCtx(errQueryFailed) // first: the cause that stops EOSE
+			rl.closeSubscription(ctx, ws, id, reason)
+		})
+	}
 	for i, filter := range prepared {
-		rl.subRelayFor(env.Filters[i]).runQueries(reqCtx, id, &eose, ws, filter)
+		rl.subRelayFor(env.Filters[i]).runQueries(reqCtx, id, &eose, ws, filter, fail)
+		if reqCtx.Err() != nil {
+			break
+		}
 	}
 	go func() {
 		eose.Wait()
 		ws.releaseQuery()
-		closedByClient := context.Cause(reqCtx) == ErrSubscriptionClosedByClient
+		cause := context.Cause(reqCtx)
+		ended := cause == ErrSubscriptionClosedByClient || cause == errQueryFailed
 		cancelReqCtx(errStoredEventsSent) // the stored-events phase is over; listeners stay
-		if !closedByClient {
+		if !ended {
 			ws.WriteJSON(nostr.EOSEEnvelope(id))
 			for _, done := range rl.OnEOSE {
 				done(time.Since(started))
@@ -186,8 +200,11 @@ func (rl *Relay) prepareFilter(ctx context.Context, filter nostr.Filter) (nostr.
 	return filter, nil
 }
 
-// runQueries sends the stored events matching a prepared filter.
-func (rl *Relay) runQueries(ctx context.Context, id string, eose *sync.WaitGroup, ws *WebSocket, filter nostr.Filter) {
+// runQueries sends the stored events matching a prepared filter. PATCH
+// (agentnode): a query that fails (before its channel or, streamed, with
+// FailQuery before closing it) ends the subscription with fail (CLOSED
+// with its reason), not a NOTICE followed by EOSE.
+func (rl *Relay) runQueries(ctx context.Context, id string, eose *sync.WaitGroup, ws *WebSocket, filter nostr.Filter, fail func(reason string)) {
 	if filter.LimitZero {
 		return
 	}
@@ -195,8 +212,10 @@ func (rl *Relay) runQueries(ctx context.Context, id string, eose *sync.WaitGroup
 		qctx, enc := withEncodedResults(ctx)
 		ch, err := query(qctx, filter)
 		if err != nil {
-			ws.WriteJSON(nostr.NoticeEnvelope(err.Error()))
-			continue
+			if ctx.Err() == nil { // else the REQ was closed or is over
+				fail(nostr.NormalizeOKMessage(err.Error(), "error"))
+			}
+			return
 		} else if ch == nil {
 			continue
 		}
@@ -205,12 +224,16 @@ func (rl *Relay) runQueries(ctx context.Context, id string, eose *sync.WaitGroup
 			defer eose.Done()
 			prefix := eventFramePrefix(id)
 			for event := range ch {
+				body := enc.take(event, len(rl.OverwriteResponseEvent) == 0)
 				for _, ovw := range rl.OverwriteResponseEvent {
 					ovw(ctx, event)
 				}
 				if ctx.Err() == nil {
-					ws.writeStoredEvent(ctx, prefix, event, enc.body(event, len(rl.OverwriteResponseEvent) == 0))
+					ws.writeStoredEvent(ctx, prefix, event, body)
 				}
+			}
+			if err := enc.failed(); err != nil && ctx.Err() == nil {
+				fail(nostr.NormalizeOKMessage(err.Error(), "error"))
 			}
 		}(ch)
 	}
@@ -220,11 +243,19 @@ func (rl *Relay) runQueries(ctx context.Context, id string, eose *sync.WaitGroup
 // events it returns (the relay's store builds it straight from the stored
 // record) hands it over with SetEncoded, and the EVENT frames are written
 // from those bytes instead of encoding each event again. The frame prefix
-// is built once per query, not once per event.
+// is built once per query, not once per event. A hook may stream its
+// answer (send on its channel after it returned): SetEncoded is then
+// called while runQueries reads, so the table is locked, and each entry
+// is taken out when its event is written (the table holds only the events
+// not yet written).
 
-// encodedResults maps a query's events to their JSON. The hook fills it
-// before it returns; runQueries reads it after, so it needs no lock.
-type encodedResults struct{ m map[*nostr.Event][]byte }
+// encodedResults maps a query's events to their JSON, and holds the error
+// that cut a streamed answer short (FailQuery).
+type encodedResults struct {
+	mu  sync.Mutex
+	m   map[*nostr.Event][]byte
+	err error
+}
 
 type encodedResultsKey struct{}
 
@@ -236,17 +267,35 @@ func withEncodedResults(ctx context.Context) (context.Context, *encodedResults) 
 
 // SetEncoded records json as the encoding of evt for the REQ whose
 // QueryEvents hook got ctx; it reports whether anything takes it (false
-// for internal queries and COUNT). Call it before the hook returns; json
-// must be evt's JSON object and must not change afterwards.
+// for internal queries and COUNT). Call it before evt is sent on the
+// hook's channel; json must be evt's JSON object and must not change
+// afterwards.
 func SetEncoded(ctx context.Context, evt *nostr.Event, json []byte) bool {
 	enc, _ := ctx.Value(encodedResultsKey{}).(*encodedResults)
 	if enc == nil {
 		return false
 	}
+	enc.mu.Lock()
+	defer enc.mu.Unlock()
 	if enc.m == nil {
 		enc.m = make(map[*nostr.Event][]byte)
 	}
 	enc.m[evt] = json
+	return true
+}
+
+// FailQuery records err as what cut short the answer a QueryEvents hook
+// streams on its channel; call it before closing the channel. The REQ is
+// then CLOSED with err's message (a NIP-01 prefixed reason) instead of
+// getting EOSE. It reports whether anything takes it.
+func FailQuery(ctx context.Context, err error) bool {
+	enc, _ := ctx.Value(encodedResultsKey{}).(*encodedResults)
+	if enc == nil {
+		return false
+	}
+	enc.mu.Lock()
+	defer enc.mu.Unlock()
+	enc.err = err
 	return true
 }
 
@@ -256,13 +305,25 @@ func WantsEncoded(ctx context.Context) bool {
 	return ok
 }
 
-// body is the recorded JSON of evt, or nil (encode it) when none was
-// recorded or when the event may have been changed (trusted false).
-func (enc *encodedResults) body(evt *nostr.Event, trusted bool) []byte {
-	if !trusted || enc.m == nil {
+// take removes and returns the recorded JSON of evt, or nil (encode it)
+// when none was recorded or when the event may have been changed
+// (trusted false).
+func (enc *encodedResults) take(evt *nostr.Event, trusted bool) []byte {
+	enc.mu.Lock()
+	defer enc.mu.Unlock()
+	body := enc.m[evt]
+	delete(enc.m, evt)
+	if !trusted {
 		return nil
 	}
-	return enc.m[evt]
+	return body
+}
+
+// failed is the error FailQuery recorded, if any.
+func (enc *encodedResults) failed() error {
+	enc.mu.Lock()
+	defer enc.mu.Unlock()
+	return enc.err
 }
 
 // acquireQuery waits for one of the connection's query slots; false when
