@@ -43,17 +43,17 @@ type CapResolver interface {
 	ResolveCapability(ctx context.Context, ref, author string, trusted ...string) (*nostr.Event, error)
 }
 
-// BindingCaller runs one tool call through a package's binding, as agent
-// (64-hex). Errors are *capabilities.Error (wrapped or not).
+// BindingCaller runs the tools packages bind. Both methods are part of
+// the contract (not an optional interface a decorator could hide: the
+// metrics wrapper of serve once did, and schemas silently vanished).
 type BindingCaller interface {
+	// CallBinding runs one tool call through a package's binding, as
+	// agent (64-hex). Errors are *capabilities.Error (wrapped or not).
 	CallBinding(ctx context.Context, agent, tool string, b acp.Binding, args json.RawMessage) (json.RawMessage, error)
-}
-
-// BindingSchemas is what a BindingCaller may also do: give the output
-// schema of a binding's tool (an mcp_service binding: the backing MCP
-// tool's outputSchema), nil when there is none. CAP and MCP advertise it
-// for a tool whose package declares none, and check results against it.
-type BindingSchemas interface {
+	// OutputSchema is the output schema of a binding's tool (an
+	// mcp_service binding: the backing MCP tool's outputSchema), nil when
+	// there is none. CAP and MCP advertise it for a tool whose package
+	// declares none, and check results against it.
 	OutputSchema(ctx context.Context, b acp.Binding) (json.RawMessage, error)
 }
 

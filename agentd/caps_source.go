@@ -80,9 +80,9 @@ const bindingSchemaTimeout = 5 * time.Second
 // backing MCP tool's outputSchema), or nil; a failure is logged, not
 // fatal: the tool is listed without one.
 func (s capSource) bindingSchema(ctx context.Context, p *acp.Package, tool string) json.RawMessage {
-	bs, ok := s.d.cfg.Bindings.(BindingSchemas)
+	bs := s.d.cfg.Bindings
 	b, bound := p.Bindings[tool]
-	if !ok || !bound || !b.Callable() {
+	if bs == nil || !bound || !b.Callable() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, bindingSchemaTimeout)

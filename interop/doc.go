@@ -33,5 +33,14 @@
 // finds the installed agent with agentSearch. The packages capability tests
 // start @modelcontextprotocol/server-everything from here as a real MCP server.
 //
+// TestContextVMInterop (contextvm.test.mjs) and TestContextVMServerInterop
+// (contextvm-server.test.mjs, contextvm-stock-server.mjs): the stock
+// ContextVM SDK (@contextvm/sdk, MCP over Nostr) calls an agent through the
+// node's relay with default settings, plaintext and encrypted, twice each in
+// new processes, and finds it by its announcements; a stock ContextVM server
+// and client talk through the node's relay and a plain khatru relay; an
+// agent calls the stock server through a nostr:<npub> binding
+// (docs/CONTEXTVM.md).
+//
 // The package holds no Go API; it exists for its tests.
 package interop

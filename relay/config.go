@@ -35,6 +35,12 @@ type Config struct {
 	// no reader are public. nil means DefaultRestrictedKinds; an empty
 	// non-nil slice restricts nothing. See docs/RELAY.md.
 	RestrictedKinds []int
+	// AddressedKinds are the restricted kinds also served, without
+	// authentication, to a subscription naming the recipient in "#p"
+	// (policies.Restricted). nil means DefaultAddressedKinds; an empty
+	// non-nil slice makes every restricted kind need AUTH (strict NIP-17
+	// inbox rule, which stock ContextVM and gift-wrap clients cannot read).
+	AddressedKinds []int
 	// TrustedProxies are the reverse proxies (IPs or CIDRs) whose
 	// X-Forwarded-For and X-Real-IP name the client, for the per-IP event
 	// rate limit (policies.ClientIP, policies.EventRateLimiter). nil:
@@ -54,10 +60,23 @@ type Config struct {
 
 // DefaultRestrictedKinds: 4290 (Agent State Model op envelopes, one event
 // per reader for private and shared state; agentd/state/replicate), 1059
-// (NIP-59 gift wraps) and 25910 (JSON-RPC over Nostr between agents,
-// agentd/nostrrpc: a request is read by its caller and the p-tagged
-// target, a reply by its author and the p-tagged caller).
-var DefaultRestrictedKinds = []int{4290, 1059, 25910}
+// and 21059 (NIP-59 gift wraps, and ContextVM's ephemeral ones) and 25910
+// (JSON-RPC over Nostr, ContextVM: a request is read by its caller and the
+// p-tagged target, a reply by its author and the p-tagged caller).
+var DefaultRestrictedKinds = []int{4290, 1059, 21059, 25910}
+
+// DefaultAddressedKinds: the restricted kinds stock clients read without
+// AUTH by naming themselves in "#p" (gift wraps and ContextVM messages);
+// docs/RELAY.md "Restricted kinds" gives the reasoning.
+var DefaultAddressedKinds = []int{1059, 21059, 25910}
+
+// addressedKinds returns the addressed kinds in force.
+func (c Config) addressedKinds() []int {
+	if c.AddressedKinds == nil {
+		return DefaultAddressedKinds
+	}
+	return c.AddressedKinds
+}
 
 // restrictedKinds returns the kinds in force.
 func (c Config) restrictedKinds() []int {

@@ -38,6 +38,7 @@ var AgentNetworkKinds = []int{
 	11320, // ContextVM prompts lists
 	14199, // owner claims
 	14202, // TENEX whitelists
+	21059, // ContextVM ephemeral gift wraps (CEP-19)
 	25910, // JSON-RPC between agents (ContextVM), ephemeral
 	30199, // capability packages
 	30333, // heartbeats

@@ -110,7 +110,8 @@ func (r *Relay) wire() {
 	rl.ReplaceEvent = append(rl.ReplaceEvent, r.store.replace)
 	rl.DeleteEvent = append(rl.DeleteEvent, r.store.delete)
 	restricted := r.cfg.restrictedKinds()
-	rl.QueryEvents = append(rl.QueryEvents, policies.HideRestricted(restricted, r.store.query))
+	rule := policies.Restricted{Kinds: restricted, Addressed: r.cfg.addressedKinds()}
+	rl.QueryEvents = append(rl.QueryEvents, rule.Hide(r.store.query))
 	rl.CountEvents = append(rl.CountEvents, r.countHook)
 	rl.CountEventsHLL = append(rl.CountEventsHLL, r.countHLLHook)
 
@@ -129,9 +130,9 @@ func (r *Relay) wire() {
 		// policies.RejectDeleted's.
 		policies.GuardCapabilities(r),
 	)...)
-	rl.RejectFilter = append(rl.RejectFilter, policies.RequireAuthForKinds(restricted))
+	rl.RejectFilter = append(rl.RejectFilter, rule.RequireAuth())
 	rl.RejectCountFilter = append(rl.RejectCountFilter, policies.RestrictCount(restricted))
-	rl.PreventBroadcast = append(rl.PreventBroadcast, policies.PreventRestrictedBroadcast(restricted))
+	rl.PreventBroadcastTo = append(rl.PreventBroadcastTo, rule.PreventBroadcast())
 	rl.OverwriteFilter = append(rl.OverwriteFilter,
 		func(_ context.Context, f *nostr.Filter) { policies.StripHLLGuard(f) },
 		r.liveCapLimit, // policies.CapLimit

@@ -248,7 +248,7 @@ func TestRelay_RestrictedKindsConfigurable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close(context.Background())
-	if got := (Config{}).restrictedKinds(); !slices.Equal(got, []int{4290, 1059, 25910}) {
+	if got := (Config{}).restrictedKinds(); !slices.Equal(got, []int{4290, 1059, 21059, 25910}) {
 		t.Fatalf("default restricted kinds %v", got)
 	}
 	if got := r.cfg.restrictedKinds(); len(got) != 0 {

@@ -2,10 +2,13 @@
 // 25910 (ephemeral, ContextVM style). A request is signed by the calling
 // agent, p-tags the target and holds a NIP-44 v2 encrypted JSON-RPC
 // request; the reply is signed by the target, p-tags the caller, e-tags
-// the request event and holds the encrypted JSON-RPC response. Relays
-// serve kind 25910 only to the AUTHed author or p-tagged reader (NIP-42,
-// relay.DefaultRestrictedKinds), and the content is readable only by the
-// two agents. See docs/BINDINGS.md for the wire format.
+// the request event and holds the encrypted JSON-RPC response. This node's
+// relay serves kind 25910 only to the AUTHed author or p-tagged reader
+// (NIP-42, relay.DefaultRestrictedKinds) and to a filter naming the reader
+// in #p (relay.DefaultAddressedKinds); the content is readable only by the
+// two agents. This is agentnode's legacy dialect, kept for agent-to-agent
+// calls: ContextVM (agentd/contextvm) puts plain JSON in the 25910 or
+// gift-wraps it. See docs/BINDINGS.md for the wire format.
 //
 // Client calls remote agents (it implements bindings.A2ACaller); Server
 // answers requests addressed to the node's local agents, seen through the

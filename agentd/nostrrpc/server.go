@@ -220,14 +220,17 @@ func signed(evt *nostr.Event) bool {
 	return ok && err == nil && evt.CheckID()
 }
 
-// replayed records the request and reports whether it was seen before
-// (same event, or same caller, agent and JSON-RPC id).
-func (s *Server) replayed(evt *nostr.Event, agent string, req *Request) bool {
-	keys := []string{"evt:" + evt.ID}
-	if req != nil && len(req.ID) > 0 {
-		keys = append(keys, "rpc:"+evt.PubKey+":"+agent+":"+string(req.ID))
+// replayed records the request event and reports whether it was seen
+// before (the same event: delivered by two relays, or replayed), logging
+// the duplicate. The JSON-RPC id is no key: every caller's MCP session
+// numbers its requests from 0, and a new event with an old id is a new
+// request (issue 22).
+func (s *Server) replayed(evt *nostr.Event, agent string, _ *Request) bool {
+	if !s.seen.add("evt:" + evt.ID) {
+		return false
 	}
-	return s.seen.add(keys...)
+	s.log.Info("nostrrpc: duplicate request dropped", "id", evt.ID, "from", evt.PubKey, "agent", agent)
+	return true
 }
 
 // admitAndRespond asks the Gate whether from's request to agent may run

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Config says what the bindings may reach and how.
@@ -31,6 +32,11 @@ type Config struct {
 	MaxResponseBytes int64
 	// A2A carries nuwa_a2a calls; nil means nuwa_a2a is unavailable.
 	A2A A2ACaller
+	// Nostr reaches an mcp_service whose service_uri is "nostr:<npub>" or
+	// "nostr:<nprofile>" (a ContextVM server, MCP over Nostr): it returns
+	// the transport of a new session (agentd/contextvm.ClientTransport).
+	// nil: such URIs are NOT_FOUND unless the MCP map names them.
+	Nostr func(serviceURI string) (mcp.Transport, error)
 }
 
 // Defaults for zero Config fields.
@@ -46,7 +52,8 @@ type MCPEndpoint struct {
 	Env     []string // KEY=value pairs added to the child's environment
 	URL     string
 
-	guarded bool // a URL from a package, not the operator: dialled through the SSRF guard
+	guarded bool          // a URL from a package, not the operator: dialled through the SSRF guard
+	nostr   mcp.Transport // a ContextVM server (Config.Nostr)
 }
 
 // A2ACaller calls a JSON-RPC method on another agent, as fromAgent (hex

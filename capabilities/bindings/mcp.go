@@ -157,8 +157,15 @@ func (r *Runner) endpoint(uri string) (MCPEndpoint, error) {
 	if u, err := url.Parse(uri); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
 		return MCPEndpoint{URL: uri, guarded: true}, nil
 	}
+	if strings.HasPrefix(uri, "nostr:") && r.cfg.Nostr != nil {
+		t, err := r.cfg.Nostr(uri)
+		if err != nil {
+			return MCPEndpoint{}, capabilities.Errorf(capabilities.CodeInvalidInput, "service_uri %q: %v", uri, err)
+		}
+		return MCPEndpoint{nostr: t}, nil
+	}
 	return MCPEndpoint{}, capabilities.Errorf(capabilities.CodeNotFound,
-		"no MCP service is configured for service_uri %q (an http(s) URL is used as it is; any other URI needs an entry in the node's bindings.mcp map)", redact.URL(uri))
+		"no MCP service is configured for service_uri %q (an http(s) URL is used as it is, nostr:<npub or nprofile> is a ContextVM server; any other URI needs an entry in the node's bindings.mcp map)", redact.URL(uri))
 }
 
 // connectMCP starts or reaches ep; a guarded endpoint (a URL taken from a
@@ -167,6 +174,8 @@ func (r *Runner) endpoint(uri string) (MCPEndpoint, error) {
 func connectMCP(ctx context.Context, ep MCPEndpoint, guarded *http.Client) (*mcp.ClientSession, error) {
 	var t mcp.Transport
 	switch {
+	case ep.nostr != nil:
+		t = ep.nostr
 	case len(ep.Command) > 0:
 		cmd := exec.Command(ep.Command[0], ep.Command[1:]...)
 		cmd.Env = childEnv(ep.Env)

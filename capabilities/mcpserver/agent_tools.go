@@ -63,26 +63,16 @@ func (a *agentEndpoint) handler() http.Handler {
 	})
 }
 
-// serverFor builds the MCP server of the agent in r's context: one tool
-// per capability. nil (400) when the agent's capabilities cannot be read.
+// serverFor builds the MCP server of the agent in r's context (build).
+// nil (400) when the agent's capabilities cannot be read.
 func (a *agentEndpoint) serverFor(r *http.Request) *mcp.Server {
 	agent, _ := r.Context().Value(agentKey{}).(string)
-	ms, err := a.host.List(r.Context(), agent)
+	s, err := a.build(r.Context(), agent)
 	if err != nil {
 		a.opts.Logger.Warn("mcp: agent capabilities", "agent", agent, "err", err)
 		return nil
 	}
-	s := mcp.NewServer(implementation(a.opts), &mcp.ServerOptions{Logger: a.opts.Logger})
 	created(r, s) // counted by the session gate once the session is open
-	served := map[string]bool{}
-	for alias, m := range ToolNames(ms) {
-		if err := a.addTool(s, agent, alias, m); err != nil {
-			a.opts.Logger.Warn("mcp: capability not served", "capability", m.CapabilityID, "err", err)
-			continue
-		}
-		served[alias] = true
-	}
-	s.AddReceivingMiddleware(unknownToolNotFound(served))
 	return s
 }
 

@@ -3,7 +3,11 @@
 //
 //	/mcp                   the registry: resolve_capability, search_capabilities
 //	/mcp/agents/{agent}    that agent's CAP capabilities as MCP tools
-//	                       (tools/list = capability.list, tools/call = capability.invoke)
+//	                       (tools/list = capability.list, tools/call = capability.invoke;
+//	                       each manifest a resource <capability_id>@<version>)
+//
+// AgentServer builds that agent server for any transport: ContextVM over
+// Nostr (agentd/contextvm) serves the same one.
 //
 // Agent endpoints need a bearer token that Options.Authorize accepts.
 // Bodies are bounded (Options.MaxBodyBytes, 413), idle sessions close

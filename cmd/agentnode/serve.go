@@ -181,6 +181,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		c.openDirectory, // the agent directory and the local agents' heartbeats
 		c.openACP,       // tasks and the /acp endpoint, over the directory and the daemon
 		c.openDM,        // NIP-17 DMs and the 25910 server, answered by the daemon
+		c.openContextVM, // the agents as ContextVM (MCP over Nostr) servers
 		c.openHTTP,      // /acp, CAP, MCP, the web pages, then the relay
 	} {
 		if err := open(ctx, logger); err != nil {
@@ -213,6 +214,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Ready("acp", c.acp.svc.Run, c.acp.svc.Ready()), // resumes stored tasks before anyone adds one
 		lifecycle.Ready("a2a server", c.rt.rpcSrv.Run, c.rt.rpcSrv.Ready()),
 		lifecycle.Func("a2a on peers", c.rt.rpcPeers.Run),
+		lifecycle.Ready("contextvm", c.runContextVM, c.rt.cvm.Ready()),
 		lifecycle.Ready("dm", c.rt.dm.Run, c.rt.dm.Ready()),
 	}
 	parts = append(parts, c.sharedParts()...) // --postgres: after DMs, which a takeover catches up on
@@ -255,7 +257,8 @@ func closeErr(fn func() error) func(context.Context) error {
 // it by openDaemon.
 func (c *ServeCommand) openRelay(ctx context.Context, logger *slog.Logger) error {
 	r, err := relay.Open(ctx, relay.Config{DataDir: c.Config.DataDir, Postgres: c.postgresURL(), Version: Version, Logger: logger, Limits: c.relayLimits(), Negentropy: c.relayNegentropy(),
-		TrustedProxies: c.httpConfig().trusted, Operators: c.relayOperators(), AgentKindsOnly: c.agentKindsOnly()})
+		TrustedProxies: c.httpConfig().trusted, Operators: c.relayOperators(), AgentKindsOnly: c.agentKindsOnly(),
+		AddressedKinds: c.addressedKinds()})
 	if errors.Is(err, relay.ErrDataDirInUse) {
 		return fmt.Errorf("%w\n  another node (`make run`?) already serves this data directory; a second node on this machine needs its own: "+
 			"agentnode serve --data ./node2-data --listen 127.0.0.1:7448", err)

@@ -51,6 +51,7 @@ type serveFile struct {
 	DM        serveSenders   `json:"dm"`
 	A2A       serveSenders   `json:"a2a"`
 	Strangers serveStrangers `json:"strangers"` // serve_strangers.go
+	ContextVM serveContextVM `json:"contextvm"` // serve_contextvm.go
 	Directory serveDirectory `json:"directory"`
 	HTTP      serveHTTP      `json:"http"`
 	Relay     serveRelay     `json:"relay"`
@@ -69,7 +70,7 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "strangers", "directory", "relay", "http", "state", "node", "models", "router", "postgres", "web", "blossom"},
+	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "strangers", "contextvm", "directory", "relay", "http", "state", "node", "models", "router", "postgres", "web", "blossom"},
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
 }
 
@@ -105,6 +106,9 @@ func parseServeFile(b []byte, f *serveFile) error {
 		return err
 	}
 	if err := parseRuntimeSections(top, f); err != nil {
+		return err
+	}
+	if err := parseContextVMSection(top, f); err != nil {
 		return err
 	}
 	if err := parseRelaySection(top, f); err != nil {

@@ -57,6 +57,20 @@ type serveRelay struct {
 	// (serve_manage.go, docs/RELAY.md#management).
 	Operators      []string `json:"operators"`
 	AgentKindsOnly bool     `json:"agent_kinds_only"`
+
+	// AddressedKinds: the restricted kinds served without AUTH to a
+	// filter naming the recipient in #p (absent: relay.DefaultAddressedKinds;
+	// [] : none, the strict NIP-17 rule). docs/RELAY.md "Restricted kinds".
+	AddressedKinds *[]int `json:"addressed_kinds"`
+}
+
+// addressedKinds is the relay's AddressedKinds: nil (the default) unless
+// the "relay" section names them.
+func (c *ServeCommand) addressedKinds() []int {
+	if c.file == nil || c.file.Relay.AddressedKinds == nil {
+		return nil
+	}
+	return append([]int{}, *c.file.Relay.AddressedKinds...)
 }
 
 // parseRelaySection decodes the "relay" section, refusing unknown keys and

@@ -51,7 +51,7 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
-	host := cap.NewHost(c.daemon.CapSource(), cap.Options{})
+	host := c.agentHost()
 	hs := c.httpConfig()
 	mux := http.NewServeMux()
 	// --postgres: requests for an agent another instance runs go there (serve_forward.go)

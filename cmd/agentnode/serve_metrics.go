@@ -97,10 +97,18 @@ func (c *ServeCommand) peerStats() []metrics.PeerStats {
 }
 
 // countedBindings counts the agents' tool calls through capability
-// bindings (agentnode_agent_tool_calls_total).
+// bindings (agentnode_agent_tool_calls_total). It implements the whole
+// agentd.BindingCaller, schemas included (TestServe_MCPBindingOutputSchema).
 type countedBindings struct {
 	next agentd.BindingCaller
 	m    *metrics.Metrics
+}
+
+var _ agentd.BindingCaller = countedBindings{}
+
+// OutputSchema is next's.
+func (b countedBindings) OutputSchema(ctx context.Context, bd acp.Binding) (json.RawMessage, error) {
+	return b.next.OutputSchema(ctx, bd)
 }
 
 func (b countedBindings) CallBinding(ctx context.Context, agent, tool string, bd acp.Binding, args json.RawMessage) (json.RawMessage, error) {

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/contextvm"
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
@@ -19,6 +21,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/strangers"
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/bindings"
+	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/capabilities/registry"
 	"github.com/agentnode/agentnode/internal/metrics"
@@ -30,12 +33,17 @@ import (
 // client for nuwa_a2a and remote calls, a server answering calls to the
 // local agents) and the NIP-17 DM service.
 type serveRuntime struct {
-	model    *llm.Client // nil without a configured model
-	bindings *bindings.Runner
-	rpc      *nostrrpc.Client
-	rpcSrv   *nostrrpc.Server
-	rpcPeers *nostrrpc.PeerListener // rpcSrv's requests arriving on the --peer relays
-	dm       *dm.Service
+	model      *llm.Client // nil without a configured model
+	bindings   *bindings.Runner
+	rpc        *nostrrpc.Client
+	rpcSrv     *nostrrpc.Server
+	rpcPeers   *nostrrpc.PeerListener // rpcSrv's requests arriving on the --peer relays
+	dm         *dm.Service
+	cvm        *contextvm.Server // the local agents as ContextVM servers (serve_contextvm.go)
+	cvmAnn     cvmAnnouncer      // their CEP-6 announcements
+	cvmChanged chan struct{}     // an agent change: announce again
+	host       *cap.Host         // the agents' CAP host (agentHost)
+	hostOnce   sync.Once
 	// strangers is the budget of strangers' DMs and 25910 calls (serve_strangers.go)
 	strangers *strangers.Budget
 	dir       *directory.Directory   // the agent directory (serve_directory.go)
@@ -91,6 +99,7 @@ func (c *ServeCommand) openRuntime(_ context.Context, logger *slog.Logger) error
 	c.onClose(closeErr(c.rt.rpc.Close))
 	bcfg := c.bindingsConfig()
 	bcfg.A2A = c.rt.rpc
+	bcfg.Nostr = c.contextVMTransport(logger) // nostr: service_uris (serve_contextvm.go)
 	c.rt.bindings = bindings.New(bcfg)
 	c.onClose(closeErr(c.rt.bindings.Close)) // MCP sessions and processes
 	return nil
@@ -275,6 +284,7 @@ func (c *ServeCommand) agentsChanged(ctx context.Context) {
 			slog.Warn("heartbeat after an agent change", "err", err)
 		}
 	}
+	c.contextVMChanged()
 	for _, pk := range c.agentKeys() {
 		if err := c.rt.dm.Announce(ctx, pk); err != nil {
 			slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)

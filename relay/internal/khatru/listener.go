@@ -161,6 +161,11 @@ listenersloop:
 					continue listenersloop
 				}
 			}
+			for _, pb := range rl.PreventBroadcastTo { // PATCH (agentnode): the filter too
+				if pb(listener.ws, listener.filter, event) {
+					continue listenersloop
+				}
+			}
 			if body == nil {
 				var err error
 				if body, err = event.MarshalJSON(); err != nil {

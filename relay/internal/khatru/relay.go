@@ -89,6 +89,9 @@ type Relay struct {
 	OverwriteRelayInformation []func(ctx context.Context, r *http.Request, info nip11.RelayInformationDocument) nip11.RelayInformationDocument
 	OverwriteResponseEvent    []func(ctx context.Context, event *nostr.Event)
 	PreventBroadcast          []func(ws *WebSocket, event *nostr.Event) bool
+	// PATCH (agentnode): PreventBroadcastTo also sees the filter of the
+	// subscription the event matched (PATCHES.md, 14).
+	PreventBroadcastTo []func(ws *WebSocket, filter nostr.Filter, event *nostr.Event) bool
 
 	// these are used when this relays acts as a router
 	routes                []Route
