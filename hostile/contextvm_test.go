@@ -49,7 +49,7 @@ func cvmCall(t *testing.T, cs *mcp.ClientSession) error {
 // nothing runs, while the agent's owner is still served. On a node without
 // a ContextVM server the stranger's initialize gets no answer at all.
 func TestContextVM_strangersCallsBounded(t *testing.T) {
-	n := &dmNode{node: startNodeAt(t, t.TempDir(), map[string]any{
+	n := &dmNode{node: startNodeWith(t, map[string]any{
 		"relay":     map[string]any{"events_per_second": -1},
 		"strangers": map[string]any{"per_sender": map[string]any{"burst": 2, "every_seconds": 3600}},
 	}), ownerSK: nostr.GeneratePrivateKey()}

@@ -5,11 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +20,6 @@ import (
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
 	"github.com/agentnode/agentnode/internal/relayclient"
-	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // dmNode is a running `agentnode serve` with one installed agent and a
@@ -62,7 +58,7 @@ func dmConfig(model *llmtest.Server) map[string]any {
 // of a fresh owner.
 func startDMNode(t *testing.T, model *llmtest.Server) *dmNode {
 	t.Helper()
-	n := &dmNode{node: startNodeAt(t, t.TempDir(), dmConfig(model)), model: model, ownerSK: nostr.GeneratePrivateKey()}
+	n := &dmNode{node: launchNode(t, launch{data: t.TempDir(), config: dmConfig(model)}), model: model, ownerSK: nostr.GeneratePrivateKey()}
 	n.agent = n.install(t)
 	return n
 }
@@ -96,45 +92,6 @@ func cliJSON(t *testing.T, v any, args ...string) {
 	if err := json.Unmarshal(out, v); err != nil {
 		t.Fatalf("agentnode %s: output is not JSON (%v): %s", strings.Join(args, " "), err, out)
 	}
-}
-
-// startNodeAt is startNodeWith on a given data directory (a restart).
-func startNodeAt(t *testing.T, data string, config map[string]any) *node {
-	t.Helper()
-	b, _ := json.Marshal(config)
-	path := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	n := &node{addr: addr, url: "ws://" + addr, data: data, logs: &testkit.Buffer{}, exited: make(chan struct{})}
-	n.cmd = exec.Command(binary, "serve", "--data", data, "--log-level", "warn", "--config", path, "--listen", addr)
-	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { n.err = n.cmd.Wait(); close(n.exited) }()
-	t.Cleanup(func() {
-		n.cmd.Process.Kill()
-		<-n.exited
-		if t.Failed() {
-			t.Logf("node output:\n%s", n.logs.String())
-		}
-	})
-	testkit.WaitFor(t, 30*time.Second, "the node to serve", func() bool {
-		select {
-		case <-n.exited:
-			t.Fatalf("agentnode serve exited: %v\n%s", n.err, n.logs.String())
-		default:
-		}
-		return n.healthy()
-	})
-	return n
 }
 
 // giftWrap is a NIP-17 DM from senderSK to agent: rumor 14 -> seal 13

@@ -246,7 +246,7 @@ func TestDM_catchUpReadsPastAFullSecond(t *testing.T) {
 	<-n.exited
 	release()
 
-	again := startNodeAt(t, n.data, dmConfig(model))
+	again := launchNode(t, launch{data: n.data, config: dmConfig(model)})
 	if !waitAnswered(t, reader(t, again, n.ownerSK), n.ownerSK, id, 30*time.Second) {
 		t.Fatal("the DM behind a full second of junk wraps is not answered after the restart")
 	}

@@ -5,52 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-
-	"github.com/agentnode/agentnode/internal/testkit"
 )
-
-// startPeeredNode starts the binary like startNode, with extra serve
-// arguments (--peer ...).
-func startPeeredNode(t *testing.T, extra ...string) *node {
-	t.Helper()
-	data := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	n := &node{addr: addr, url: "ws://" + addr, data: data, logs: &testkit.Buffer{}, exited: make(chan struct{})}
-	args := append([]string{"serve", "--data", data, "--log-level", "warn", "--listen", addr}, extra...)
-	n.cmd = exec.Command(binary, args...)
-	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { n.err = n.cmd.Wait(); close(n.exited) }()
-	t.Cleanup(func() {
-		n.cmd.Process.Kill()
-		<-n.exited
-		if t.Failed() {
-			t.Logf("node %s output:\n%s", addr, n.logs.String())
-		}
-	})
-	testkit.WaitFor(t, 30*time.Second, "the node to serve", func() bool {
-		select {
-		case <-n.exited:
-			t.Fatalf("agentnode serve exited: %v\n%s", n.err, n.logs.String())
-		default:
-		}
-		return n.healthy()
-	})
-	return n
-}
 
 // verification is the part of GET /api/verify/{agent} the tests read.
 type verification struct {
@@ -92,8 +52,8 @@ func pubkey(sk string) string { pk, _ := nostr.GetPublicKey(sk); return pk }
 // the profile up on its peer, verifies alice and says where the profile
 // came from.
 func TestFederation_nodeVerifiesAnAgentKnownOnlyThroughItsPeer(t *testing.T) {
-	a := startPeeredNode(t)
-	b := startPeeredNode(t, "--peer", a.url)
+	a := launchNode(t, launch{})
+	b := launchNode(t, launch{args: []string{"--peer", a.url}})
 	owner, alice, carol := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
 	prof := signedBy(t, a, alice, 0, nostr.Tags{{"p", pubkey(owner)}}, `{"name":"alice"}`)
 	signedBy(t, b, carol, 0, nostr.Tags{{"p", pubkey(owner)}}, `{"name":"carol"}`)
@@ -117,8 +77,8 @@ func TestFederation_nodeVerifiesAnAgentKnownOnlyThroughItsPeer(t *testing.T) {
 // peer: B finds alice's relay list (kind 10002) on its peer A, then her
 // profile on H.
 func TestFederation_nodeVerifiesThroughTheAgentsNIP65Relay(t *testing.T) {
-	a, h := startPeeredNode(t), startPeeredNode(t)
-	b := startPeeredNode(t, "--peer", a.url)
+	a, h := launchNode(t, launch{}), launchNode(t, launch{})
+	b := launchNode(t, launch{args: []string{"--peer", a.url}})
 	owner, alice := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
 	signedBy(t, a, alice, 10002, nostr.Tags{{"r", h.url}}, "")
 	prof := signedBy(t, h, alice, 0, nostr.Tags{{"p", pubkey(owner)}}, `{"name":"alice"}`)
@@ -159,7 +119,7 @@ func TestFederation_strangersLookupsAreBudgeted(t *testing.T) {
 			(<-accepted).Close()
 		}
 	})
-	b := startPeeredNode(t, "--peer", "ws://"+ln.Addr().String())
+	b := launchNode(t, launch{args: []string{"--peer", "ws://" + ln.Addr().String()}})
 	errs := make(chan error, 150)
 	for range 150 {
 		go func() {

@@ -164,7 +164,7 @@ func family(fams map[string]*dto.MetricFamily, name string) (*dto.MetricFamily, 
 // Grafana dashboard in deploy/grafana queries is served.
 func TestMetrics_GrafanaDashboard(t *testing.T) {
 	peer := startNode(t, nil)
-	n, _ := launchNode(t, launch{args: []string{"--peer", peer.url}})
+	n := launchNode(t, launch{args: []string{"--peer", peer.url}, logLevel: "info"})
 	traffic(t, n)
 	fams := n.families(t)
 	for panel, names := range dashboardMetrics(t) {

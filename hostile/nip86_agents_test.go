@@ -19,7 +19,7 @@ func TestNIP86_AgentsUnderTheLists(t *testing.T) {
 	op, author := testkit.NewKey(t), testkit.NewKey(t)
 	cfg := dmConfig(model)
 	cfg["relay"] = map[string]any{"events_per_second": -1, "operators": []string{op.PK}, "agent_kinds_only": true}
-	n := &dmNode{node: startNodeAt(t, t.TempDir(), cfg), model: model, ownerSK: nostr.GeneratePrivateKey()}
+	n := &dmNode{node: launchNode(t, launch{data: t.TempDir(), config: cfg}), model: model, ownerSK: nostr.GeneratePrivateKey()}
 	mustManage(t, n.node, op.SK, "allowpubkey", author.PK, "publishes our definitions")
 	owner, _ := nostr.GetPublicKey(n.ownerSK)
 	var def struct{ ID string }

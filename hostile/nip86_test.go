@@ -145,7 +145,7 @@ func TestNIP86_Strangers(t *testing.T) {
 func TestNIP86_Lists(t *testing.T) {
 	op, alice, bob := testkit.NewKey(t), testkit.NewKey(t), testkit.NewKey(t)
 	cfg := map[string]any{"relay": map[string]any{"operators": []string{op.PK}, "events_per_second": -1}}
-	n, _ := launchNode(t, launch{config: cfg})
+	n := launchNode(t, launch{config: cfg, logLevel: "info"})
 
 	methods, _ := mustManage(t, n, op.SK, "supportedmethods").([]any)
 	if len(methods) < 10 {
@@ -168,7 +168,7 @@ func TestNIP86_Lists(t *testing.T) {
 	// a restart on the same data directory keeps the lists
 	n.cmd.Process.Kill()
 	<-n.exited
-	n, _ = launchNode(t, launch{data: n.data, config: cfg})
+	n = launchNode(t, launch{data: n.data, config: cfg, logLevel: "info"})
 	refusedWith(t, n, bob.SK, 1, "blocked: this pubkey is banned")
 	refusedWith(t, n, alice.SK, 7, "blocked: kind 7")
 	banned, _ := mustManage(t, n, op.SK, "listbannedpubkeys").([]any)

@@ -54,7 +54,8 @@ type node struct {
 	cmd    *exec.Cmd
 	logs   *testkit.Buffer
 	exited chan struct{}
-	err    error // the process's exit error, once exited is closed
+	err    error  // the process's exit error, once exited is closed
+	launch launch // how it was started (restartNode)
 }
 
 // startNode starts the binary on a free port with relayConfig as the
@@ -68,27 +69,62 @@ func startNode(t testing.TB, relayConfig map[string]any) *node {
 }
 
 // startNodeWith starts the binary with config as its --config file (nil:
-// none) and waits until it serves.
+// none) and waits until it serves (launchNode's shorthand).
 func startNodeWith(t testing.TB, config map[string]any) *node {
 	t.Helper()
-	data := t.TempDir()
-	args := []string{"serve", "--data", data, "--log-level", "warn"}
-	if config != nil {
-		b, _ := json.Marshal(config)
-		path := filepath.Join(t.TempDir(), "config.json")
-		if err := os.WriteFile(path, b, 0o600); err != nil {
+	return launchNode(t, launch{config: config})
+}
+
+// launch is how launchNode starts `agentnode serve`.
+type launch struct {
+	data       string         // the data directory ("": a new temporary one; a restart passes the old one)
+	config     map[string]any // the --config file's content (nil: no --config, unless configPath)
+	configPath string         // an existing --config file (when config is nil)
+	args       []string       // more serve flags (--peer ...), after --listen
+	env        []string       // more environment (KEY=value)
+	logLevel   string         // --log-level ("": warn)
+	addr       string         // the listen address ("": a free port)
+	wait       time.Duration  // how long to wait for /healthz (0: 30 s)
+}
+
+// launchNode is the one way the hostile tests start the binary: `agentnode
+// serve` as l says, waiting until it serves; the process is killed at the
+// test's end (and its output logged if the test failed). The node's
+// launch.configPath is its --config file ("" without one), which a test
+// may rewrite before a SIGHUP.
+func launchNode(t testing.TB, l launch) *node {
+	t.Helper()
+	if l.data == "" {
+		l.data = t.TempDir()
+	}
+	if l.logLevel == "" {
+		l.logLevel = "warn"
+	}
+	if l.wait == 0 {
+		l.wait = 30 * time.Second
+	}
+	args := []string{"serve", "--data", l.data, "--log-level", l.logLevel}
+	if l.config != nil {
+		l.configPath = filepath.Join(t.TempDir(), "config.json")
+		writeConfig(t, l.configPath, l.config)
+		l.config = nil
+	}
+	if l.configPath != "" {
+		args = append(args, "--config", l.configPath)
+	}
+	if l.addr == "" {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
 			t.Fatal(err)
 		}
-		args = append(args, "--config", path)
+		l.addr = ln.Addr().String()
+		ln.Close()
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	n := &node{addr: l.addr, url: "ws://" + l.addr, data: l.data, logs: &testkit.Buffer{}, exited: make(chan struct{}), launch: l}
+	n.cmd = exec.Command(binary, append(append(args, "--listen", l.addr), l.args...)...)
+	if len(l.env) > 0 {
+		n.cmd.Env = append(os.Environ(), l.env...)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	n := &node{addr: addr, url: "ws://" + addr, data: data, logs: &testkit.Buffer{}, exited: make(chan struct{})}
-	n.cmd = exec.Command(binary, append(args, "--listen", addr)...)
 	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
 	if err := n.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -101,10 +137,10 @@ func startNodeWith(t testing.TB, config map[string]any) *node {
 			t.Error("the node reported a data race (HOSTILE_RACE build)")
 		}
 		if t.Failed() {
-			t.Logf("node output:\n%s", n.logs.String())
+			t.Logf("node %s output:\n%s", l.addr, n.logs.String())
 		}
 	})
-	testkit.WaitFor(t, 30*time.Second, "the node to serve", func() bool {
+	testkit.WaitFor(t, l.wait, "the node to serve", func() bool {
 		select {
 		case <-n.exited:
 			t.Fatalf("agentnode serve exited: %v\n%s", n.err, n.logs.String())
@@ -113,6 +149,35 @@ func startNodeWith(t testing.TB, config map[string]any) *node {
 		return n.healthy()
 	})
 	return n
+}
+
+// restartNode stops n with SIGTERM and starts the binary again over the
+// same data directory, with the same arguments, on the same address.
+func restartNode(t *testing.T, n *node) *node {
+	t.Helper()
+	if _, err := n.terminate(t, 30*time.Second); err != nil {
+		t.Fatalf("stop the node: %v", err)
+	}
+	l := n.launch
+	l.wait = 60 * time.Second
+	return launchNode(t, l)
+}
+
+// writeConfig writes config as JSON to path (atomically: a reload never
+// reads half a file).
+func writeConfig(t testing.TB, path string, config map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // healthy reports whether /healthz answers 200 within two seconds.

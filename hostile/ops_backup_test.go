@@ -105,7 +105,7 @@ func TestBackup_underPublishLoadRestoresEveryAcknowledgedEvent(t *testing.T) {
 	if err != nil || json.Unmarshal(out, &doc) != nil || doc.Object["language"] != "es" {
 		t.Fatalf("the state document after restore (want language es): %v\n%s", err, out)
 	}
-	r := startNodeAt(t, restored, map[string]any{"relay": map[string]any{"max_limit": 50000}})
+	r := launchNode(t, launch{data: restored, config: map[string]any{"relay": map[string]any{"max_limit": 50000}}})
 	ids := storedIDs(t, r, nostr.Filter{Kinds: []int{1}, Limit: 50000})
 	for _, id := range before {
 		if !ids[id] {
@@ -187,7 +187,7 @@ func TestCompact_refusesARunningNodeAndKeepsEveryEvent(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "compacted") {
 		t.Fatalf("compact: %v\n%s", err, out)
 	}
-	r := startNodeAt(t, n.data, map[string]any{})
+	r := launchNode(t, launch{data: n.data, config: map[string]any{}})
 	ids := storedIDs(t, r, nostr.Filter{Kinds: []int{1}, Limit: 1000})
 	if len(ids) != 100 {
 		t.Fatalf("after compact the node stores %d notes, want 100", len(ids))

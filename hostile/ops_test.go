@@ -183,7 +183,7 @@ func TestExportImport_freshNodeAnswersTheSame(t *testing.T) {
 	if out, err := runCLI(t, a, "import", dump, "--data", fresh); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
-	b := startNodeAt(t, fresh, map[string]any{})
+	b := launchNode(t, launch{data: fresh, config: map[string]any{}})
 	sameAnswers(t, "the imported node", authors, answers(t, b, opsQueries(authors)), want)
 }
 
@@ -297,7 +297,7 @@ func TestImport_reportsEachRefusalWithItsReason(t *testing.T) {
 			t.Errorf("import output lacks %q:\n%s", want, out)
 		}
 	}
-	n := startNodeAt(t, data, map[string]any{})
+	n := launchNode(t, launch{data: data, config: map[string]any{}})
 	ids := answers(t, n, []nostr.Filter{{Limit: 100}})[0]
 	if !slices.Equal(ids, []string{good.ID}) {
 		t.Fatalf("the node stores %v, want only %s", ids, good.ID)

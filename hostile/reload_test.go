@@ -34,7 +34,8 @@ func (n *node) hup(t *testing.T, mark string, count int) {
 func TestReload_SIGHUP(t *testing.T) {
 	op, alice := testkit.NewKey(t), testkit.NewKey(t)
 	cfg := map[string]any{"relay": map[string]any{"max_content_bytes": 1000, "events_per_second": -1}}
-	n, path := launchNode(t, launch{config: cfg})
+	n := launchNode(t, launch{config: cfg, logLevel: "info"})
+	path := n.launch.configPath
 	big := strings.Repeat("x", 2000)
 	refusedContent(t, n, alice.SK, 1, big, "invalid: content is 2000 bytes")
 	if status, _ := manageCall(t, n, op.SK, "supportedmethods"); status != http.StatusUnauthorized {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -199,38 +198,6 @@ func publishAllTo(t *testing.T, n *node, evts []*nostr.Event) {
 	if err := <-errs; err != nil {
 		t.Fatal(err)
 	}
-}
-
-// restartNode stops n with SIGTERM and starts the binary again over the
-// same data directory, with the same arguments.
-func restartNode(t *testing.T, n *node) *node {
-	t.Helper()
-	if _, err := n.terminate(t, 30*time.Second); err != nil {
-		t.Fatalf("stop the node: %v", err)
-	}
-	m := &node{addr: n.addr, url: n.url, data: n.data, logs: &testkit.Buffer{}, exited: make(chan struct{})}
-	m.cmd = exec.Command(binary, n.cmd.Args[1:]...)
-	m.cmd.Stdout, m.cmd.Stderr = m.logs, m.logs
-	if err := m.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { m.err = m.cmd.Wait(); close(m.exited) }()
-	t.Cleanup(func() {
-		m.cmd.Process.Kill()
-		<-m.exited
-		if t.Failed() {
-			t.Logf("restarted node output:\n%s", m.logs.String())
-		}
-	})
-	testkit.WaitFor(t, 60*time.Second, "the restarted node to serve", func() bool {
-		select {
-		case <-m.exited:
-			t.Fatalf("agentnode serve exited: %v\n%s", m.err, m.logs.String())
-		default:
-		}
-		return m.healthy()
-	})
-	return m
 }
 
 // getBody GETs url and returns the body (up to 64 MB).

@@ -9,7 +9,14 @@ import (
 	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/nip98"
 )
+
+// maxReplayEntries bounds the NIP-98 auth events remembered; only the
+// operators' are (a stranger is refused before), so it is reached only
+// by an operator sending thousands of calls a minute.
+const maxReplayEntries = 10_000
 
 // AgentNetworkKinds are the kinds an agent node stores when the operator
 // keeps it to the agent network (Config.AgentKindsOnly): what agents,
@@ -50,7 +57,7 @@ var AgentNetworkKinds = []int{
 // and what is exempt from the pubkey allowlist.
 type management struct {
 	lists *lists
-	seen  *replayCache // NIP-98 auth events already used
+	seen  *nip98.Replay // NIP-98 auth events already used
 
 	mu             sync.RWMutex
 	operators      map[string]bool
@@ -68,7 +75,7 @@ func openManagement(cfg Config) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &management{lists: l, seen: newReplayCache()}
+	m := &management{lists: l, seen: nip98.NewReplay(maxReplayEntries)}
 	m.set(cfg.Operators, cfg.AgentKindsOnly)
 	return m, nil
 }

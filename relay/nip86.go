@@ -61,7 +61,7 @@ func (r *Relay) serveNIP86(w http.ResponseWriter, req *http.Request) {
 func (r *Relay) authorizeNIP86(req *http.Request, body []byte) (string, int, string) {
 	signer, err := nip98.Signer(req.Header.Get("Authorization"))
 	if err != nil {
-		return "", http.StatusUnauthorized, "unauthorized: " + stripPrefix(err)
+		return "", http.StatusUnauthorized, "unauthorized: " + err.Error()
 	}
 	if !r.manage.isOperator(signer) {
 		return "", http.StatusUnauthorized, "unauthorized: this pubkey is not an operator of this relay"
@@ -69,25 +69,15 @@ func (r *Relay) authorizeNIP86(req *http.Request, body []byte) (string, int, str
 	now := time.Now()
 	pubkey, id, err := nip98.Verify(req, "http://"+req.Host+req.URL.Path, body, now)
 	if err != nil {
-		return "", http.StatusUnauthorized, "unauthorized: " + stripPrefix(err)
+		return "", http.StatusUnauthorized, "unauthorized: " + err.Error()
 	}
-	switch ok, full := r.manage.seen.use(id, now, now.Add(2*nip98.Window)); {
-	case full:
+	switch err := r.manage.seen.Use(id, now); {
+	case errors.Is(err, nip98.ErrBusy):
 		return "", http.StatusTooManyRequests, "rate-limited: too many management calls in the last two minutes"
-	case !ok:
+	case err != nil:
 		return "", http.StatusUnauthorized, "unauthorized: this auth event was used already (sign one per call)"
 	}
 	return pubkey, 0, ""
-}
-
-// stripPrefix is a nip98 error without its "nip98: unauthorized: " part.
-func stripPrefix(err error) string {
-	msg := err.Error()
-	prefix := nip98.ErrUnauthorized.Error() + ": "
-	if errors.Is(err, nip98.ErrUnauthorized) && len(msg) > len(prefix) {
-		return msg[len(prefix):]
-	}
-	return msg
 }
 
 func writeNIP86(w http.ResponseWriter, status int, resp nip86.Response) {

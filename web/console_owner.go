@@ -10,7 +10,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/consent"
 	"github.com/agentnode/agentnode/events"
-	"github.com/agentnode/agentnode/internal/httpauth"
+	"github.com/agentnode/agentnode/internal/nip98"
 )
 
 // Installed lists the agents installed on this node with their owners
@@ -42,7 +42,7 @@ func (s *Site) nostrLogin(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ErrNoAgents):
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": err.Error()})
 		return
-	case errors.Is(err, httpauth.ErrNostrBusy):
+	case errors.Is(err, nip98.ErrBusy):
 		w.Header().Set("Retry-After", "60")
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 		return

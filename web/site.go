@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/directory"
 	"github.com/agentnode/agentnode/capabilities/registry"
-	"github.com/agentnode/agentnode/internal/httpauth"
+	"github.com/agentnode/agentnode/internal/nip98"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -112,9 +112,9 @@ type Site struct {
 	cfg      Config
 	pages    map[string]*template.Template
 	log      *slog.Logger
-	sessions *sessions       // the owner console's
-	nip98    *httpauth.Nostr // owners' sign-in (NIP-98), against replays
-	renders  chan struct{}   // a token per page being built
+	sessions *sessions     // the owner console's
+	nip98    *nip98.Guard  // owners' sign-in (NIP-98), against replays
+	renders  chan struct{} // a token per page being built
 }
 
 // New parses the embedded templates; it panics if they do not parse (a
@@ -138,7 +138,7 @@ func New(cfg Config) *Site {
 	if cfg.RenderWait <= 0 {
 		cfg.RenderWait = DefaultRenderWait
 	}
-	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger, sessions: newSessions(), nip98: httpauth.NewNostr(nil),
+	return &Site{cfg: cfg, pages: parsePages(), log: cfg.Logger, sessions: newSessions(), nip98: nip98.NewGuard(nil),
 		renders: make(chan struct{}, cfg.MaxRenders)}
 }
 

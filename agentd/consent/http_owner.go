@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/agentnode/agentnode/internal/httpauth"
+	"github.com/agentnode/agentnode/internal/nip98"
 )
 
 // OwnerHandler is Handler that also answers agents' owners. Besides the
@@ -17,13 +17,13 @@ import (
 // or empty: none, and the request is refused 403). Such an owner sees
 // only their agents' approvals and revocations, and approves, denies,
 // revokes and unrevokes only those (403 "forbidden" otherwise). Each
-// request needs its own NIP-98 event (60 s, used once: httpauth.Nostr).
+// request needs its own NIP-98 event (60 s, used once: nip98.Guard).
 func OwnerHandler(c *Consent, token string, owned func(owner string) []string, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
 	h := &handler{c: c, log: log}
-	return authorize(token, owned, httpauth.NewNostr(nil), h.routes())
+	return authorize(token, owned, nip98.NewGuard(nil), h.routes())
 }
 
 // ErrNotYours: an owner asked about an agent they do not own.
@@ -48,7 +48,7 @@ func isOperator(r *http.Request) bool {
 
 // authorize lets the operator's token through, or an owner's NIP-98 with
 // their agents in the request's context.
-func authorize(token string, owned func(string) []string, nip98 *httpauth.Nostr, next http.Handler) http.Handler {
+func authorize(token string, owned func(string) []string, guard *nip98.Guard, next http.Handler) http.Handler {
 	operator := requireToken(token, next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		scheme, _, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
@@ -57,7 +57,7 @@ func authorize(token string, owned func(string) []string, nip98 *httpauth.Nostr,
 			return
 		}
 		var agents []string
-		_, err := nip98.VerifyFor(r, func(pk string) error {
+		_, err := guard.VerifyFor(r, func(pk string) error {
 			if agents = owned(pk); len(agents) == 0 {
 				return errNoAgents
 			}

@@ -1,12 +1,7 @@
 // Package httpauth is the node's one bearer-token check, used by every
 // HTTP endpoint that acts for the node's agents (the agent API, consent,
-// /acp, CAP, the MCP agent endpoints), and its NIP-98 check (Nostr,
-// nip98.go): "Authorization: Nostr <base64 event>" signed by a person's
-// own key, bounded and replay-guarded, as the web console's owner sign-in
-// uses it:
-//
-//	v := httpauth.NewNostr(nil)
-//	pubkey, err := v.VerifyFor(r, ownsAnAgent) // only admitted keys are remembered
+// /acp, CAP, the MCP agent endpoints). NIP-98 ("Authorization: Nostr")
+// is internal/nip98's.
 //
 // The rules, the same everywhere:
 //

@@ -5,32 +5,63 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Kind is the NIP-98 HTTP auth event kind.
+// Kind is the NIP-98 HTTP auth event kind: a signed statement "I call
+// this URL with this method now".
 const Kind = 27235
 
-// Window is how far an auth event's created_at may be from now, either way.
-const Window = 60 * time.Second
+// NIP-98 bounds (docs/WEB.md#owner-sign-in).
+const (
+	// Window is how far an auth event's created_at may be from now,
+	// either way.
+	Window = 60 * time.Second
+	// MaxHeader bounds the base64 of an "Authorization: Nostr" header: a
+	// kind-27235 event is a few hundred bytes.
+	MaxHeader = 4096
+)
 
-// maxHeader bounds the Authorization header read (a kind-27235 event is
-// a few hundred bytes).
-const maxHeader = 8 << 10
-
-// ErrUnauthorized is wrapped by every refusal of Verify.
+// ErrUnauthorized is matched (errors.Is) by every refusal of Verify and
+// of Replay.Use but ErrBusy.
 var ErrUnauthorized = errors.New("nip98: unauthorized")
 
-// Verify checks r's NIP-98 Authorization against url (the absolute URL the
-// client was told to sign; compared without scheme, so http/https/ws/wss
-// and a trailing slash do not matter), r's method, body and now, and
-// returns the signer's pubkey and the event's id.
+// refusal is a NIP-98 refusal: its text may be shown to the caller, and
+// it is ErrUnauthorized.
+type refusal string
+
+func (e refusal) Error() string        { return string(e) }
+func (e refusal) Is(target error) bool { return target == ErrUnauthorized }
+
+// NIP-98 refusals. Their text may be shown to the caller.
+var (
+	ErrNoAuth    error = refusal(`missing "Authorization: Nostr <base64 event>" header (NIP-98)`)
+	ErrMalformed error = refusal("malformed NIP-98 authorization")
+	ErrStale     error = refusal("NIP-98 event too old or in the future (created_at must be within 60 s of now)")
+	ErrURL       error = refusal(`NIP-98 event's "u" tag is not this URL`)
+	ErrMethod    error = refusal(`NIP-98 event's "method" tag is not this request's method`)
+	ErrPayload   error = refusal(`NIP-98 event's "payload" tag is not the body's SHA-256`)
+	ErrSig       error = refusal("NIP-98 event's signature does not verify")
+	ErrReplay    error = refusal("NIP-98 event already used")
+	// ErrBusy is not ErrUnauthorized: the caller may retry later.
+	ErrBusy = errors.New("too many NIP-98 sign-ins at once: retry in a minute")
+)
+
+// Verify checks r's NIP-98 Authorization against url (the absolute URL
+// the client was told to sign; the scheme is not compared, so http/https/
+// ws/wss and a proxy ending TLS do not matter, nor does a trailing slash;
+// host, path and query are), r's method, body (when not empty, the event's
+// "payload" tag must be its SHA-256) and now, and returns the signer's
+// pubkey and the event's id. It does not remember the event: see Replay
+// and Guard.
 func Verify(r *http.Request, url string, body []byte, now time.Time) (pubkey, id string, err error) {
 	evt, err := decode(r.Header.Get("Authorization"))
 	if err != nil {
@@ -42,65 +73,90 @@ func Verify(r *http.Request, url string, body []byte, now time.Time) (pubkey, id
 	return evt.PubKey, evt.ID, nil
 }
 
-// decode reads the event out of "Nostr <base64>".
+// RequestURL is the URL r was sent to as the client names it: its Host
+// header, then path and query (the scheme is not compared by Verify).
+func RequestURL(r *http.Request) string {
+	u := "http://" + r.Host + r.URL.Path
+	if r.URL.RawQuery != "" {
+		u += "?" + r.URL.RawQuery
+	}
+	return u
+}
+
+// decode reads the event out of "Nostr <base64>" (the scheme in any case),
+// bounded by MaxHeader.
 func decode(auth string) (*nostr.Event, error) {
-	if auth == "" {
-		return nil, fmt.Errorf("%w: no Authorization header (want NIP-98 \"Nostr <base64 event>\")", ErrUnauthorized)
+	scheme, b64, ok := strings.Cut(strings.TrimSpace(auth), " ")
+	if !ok || !strings.EqualFold(scheme, "Nostr") {
+		return nil, ErrNoAuth
 	}
-	if len(auth) > maxHeader {
-		return nil, fmt.Errorf("%w: Authorization header over %d bytes", ErrUnauthorized, maxHeader)
+	b64 = strings.TrimSpace(b64)
+	if len(b64) > MaxHeader {
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrMalformed, MaxHeader)
 	}
-	b64, ok := strings.CutPrefix(auth, "Nostr ")
-	if !ok {
-		return nil, fmt.Errorf("%w: Authorization is not \"Nostr <base64 event>\"", ErrUnauthorized)
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
+	raw, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Authorization is not base64", ErrUnauthorized)
+		return nil, fmt.Errorf("%w: not base64", ErrMalformed)
 	}
 	var evt nostr.Event
-	if err := evt.UnmarshalJSON(raw); err != nil {
-		return nil, fmt.Errorf("%w: Authorization is not a Nostr event", ErrUnauthorized)
+	if err := json.Unmarshal(raw, &evt); err != nil {
+		return nil, fmt.Errorf("%w: not a Nostr event", ErrMalformed)
+	}
+	if evt.Kind != Kind {
+		return nil, fmt.Errorf("%w: kind %d, want %d", ErrMalformed, evt.Kind, Kind)
 	}
 	return &evt, nil
 }
 
-// check verifies the event's kind, signature, time, URL, method and payload.
+// check verifies the event's time, URL, method, payload, id and
+// signature (the signature last: it is the dear one).
 func check(evt *nostr.Event, url, method string, body []byte, now time.Time) error {
-	if evt.Kind != Kind {
-		return fmt.Errorf("%w: auth event kind %d, want %d", ErrUnauthorized, evt.Kind, Kind)
-	}
-	if !evt.CheckID() {
-		return fmt.Errorf("%w: auth event id is computed incorrectly", ErrUnauthorized)
-	}
-	if ok, _ := evt.CheckSignature(); !ok {
-		return fmt.Errorf("%w: auth event signature is invalid", ErrUnauthorized)
-	}
 	if d := now.Sub(evt.CreatedAt.Time()); d > Window || d < -Window {
-		return fmt.Errorf("%w: auth event created_at is more than %s from now", ErrUnauthorized, Window)
+		return ErrStale
 	}
-	if u := evt.Tags.GetFirst([]string{"u"}); u == nil || len(*u) < 2 || bareURL((*u)[1]) != bareURL(url) {
-		return fmt.Errorf("%w: auth event \"u\" tag must be %s", ErrUnauthorized, url)
+	if !sameURL(tagValue(evt, "u"), url) {
+		return ErrURL
 	}
-	if m := evt.Tags.GetFirst([]string{"method"}); m == nil || len(*m) < 2 || !strings.EqualFold((*m)[1], method) {
-		return fmt.Errorf("%w: auth event \"method\" tag must be %s", ErrUnauthorized, method)
+	if !strings.EqualFold(tagValue(evt, "method"), method) {
+		return ErrMethod
 	}
 	if len(body) > 0 {
 		sum := sha256.Sum256(body)
-		if p := evt.Tags.GetFirst([]string{"payload"}); p == nil || len(*p) < 2 || !strings.EqualFold((*p)[1], hex.EncodeToString(sum[:])) {
-			return fmt.Errorf("%w: auth event \"payload\" tag must be the body's SHA-256", ErrUnauthorized)
+		if !strings.EqualFold(tagValue(evt, "payload"), hex.EncodeToString(sum[:])) {
+			return ErrPayload
 		}
+	}
+	if !evt.CheckID() {
+		return fmt.Errorf("%w: its id is computed incorrectly", ErrSig)
+	}
+	if ok, err := evt.CheckSignature(); err != nil || !ok {
+		return ErrSig
 	}
 	return nil
 }
 
-// bareURL is url without its scheme and trailing slash, host lower-cased.
-func bareURL(url string) string {
-	if i := strings.Index(url, "://"); i >= 0 {
-		url = url[i+3:]
+// sameURL: u names want's host (any case), path (a trailing slash aside)
+// and query; the scheme is not compared.
+func sameURL(u, want string) bool {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return false
 	}
-	host, path, _ := strings.Cut(url, "/")
-	return strings.ToLower(host) + "/" + strings.TrimRight(path, "/")
+	w, err := url.Parse(want)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(p.Host, w.Host) &&
+		strings.TrimRight(p.Path, "/") == strings.TrimRight(w.Path, "/") &&
+		p.RawQuery == w.RawQuery
+}
+
+// tagValue is the first value of evt's tag name ("" without one).
+func tagValue(evt *nostr.Event, name string) string {
+	if t := evt.Tags.Find(name); len(t) > 1 {
+		return t[1]
+	}
+	return ""
 }
 
 // Header builds the Authorization header value for a request to url with

@@ -52,8 +52,8 @@ func TestVerify(t *testing.T) {
 		body []byte
 		want string
 	}{
-		"no header":      {"", body, "no Authorization"},
-		"not Nostr":      {"Bearer x", body, "not \"Nostr"},
+		"no header":      {"", body, "missing \"Authorization"},
+		"not Nostr":      {"Bearer x", body, "Nostr <base64 event>"},
 		"not base64":     {"Nostr !!", body, "not base64"},
 		"other body":     {good, []byte(`{}`), "payload"},
 		"wrong kind":     {signed(t, sk, 1, now, nostr.Tags{u, {"method", "POST"}}), nil, "kind 1"},

@@ -1,4 +1,4 @@
-package httpauth_test
+package nip98_test
 
 import (
 	"encoding/base64"
@@ -11,15 +11,15 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"github.com/agentnode/agentnode/internal/httpauth"
+	"github.com/agentnode/agentnode/internal/nip98"
 )
 
 // nip98 signs a kind-27235 event for method and u at created with sk and
 // returns the Authorization header value; edit changes the event before
 // signing.
-func nip98(t *testing.T, sk, method, u string, created time.Time, edit func(*nostr.Event)) string {
+func signedHeader(t *testing.T, sk, method, u string, created time.Time, edit func(*nostr.Event)) string {
 	t.Helper()
-	evt := nostr.Event{Kind: httpauth.KindHTTPAuth, CreatedAt: nostr.Timestamp(created.Unix()),
+	evt := nostr.Event{Kind: nip98.Kind, CreatedAt: nostr.Timestamp(created.Unix()),
 		Tags: nostr.Tags{{"u", u}, {"method", method}}}
 	if edit != nil {
 		edit(&evt)
@@ -31,7 +31,7 @@ func nip98(t *testing.T, sk, method, u string, created time.Time, edit func(*nos
 	return "Nostr " + base64.StdEncoding.EncodeToString(raw)
 }
 
-func TestNostr_VerifyFor(t *testing.T) {
+func TestGuard_VerifyFor(t *testing.T) {
 	sk := nostr.GeneratePrivateKey()
 	pk, _ := nostr.GetPublicKey(sk)
 	now := time.Unix(1_800_000_000, 0)
@@ -48,24 +48,24 @@ func TestNostr_VerifyFor(t *testing.T) {
 		name, header string
 		err          error
 	}{
-		{"valid", nip98(t, sk, "POST", u, now, nil), nil},
-		{"https in u (a proxy ends TLS)", nip98(t, sk, "POST", "https://node.example:7447/console/nostr-login", now.Add(-30*time.Second), nil), nil},
-		{"no header", "", httpauth.ErrNoNostrAuth},
-		{"bearer", "Bearer abc", httpauth.ErrNoNostrAuth},
-		{"not base64", "Nostr !!!", httpauth.ErrBadNostrAuth},
-		{"not an event", "Nostr " + base64.StdEncoding.EncodeToString([]byte("[1,2]")), httpauth.ErrBadNostrAuth},
-		{"too long", "Nostr " + strings.Repeat("A", httpauth.MaxNostrHeader+4), httpauth.ErrBadNostrAuth},
-		{"wrong kind", nip98(t, sk, "POST", u, now, func(e *nostr.Event) { e.Kind = 1 }), httpauth.ErrBadNostrAuth},
-		{"stale", nip98(t, sk, "POST", u, now.Add(-61*time.Second), nil), httpauth.ErrNostrStale},
-		{"future", nip98(t, sk, "POST", u, now.Add(61*time.Second), nil), httpauth.ErrNostrStale},
-		{"other path", nip98(t, sk, "POST", "http://node.example:7447/console", now, nil), httpauth.ErrNostrURL},
-		{"other host", nip98(t, sk, "POST", "http://evil.example/console/nostr-login", now, nil), httpauth.ErrNostrURL},
-		{"no u", nip98(t, sk, "POST", u, now, func(e *nostr.Event) { e.Tags = e.Tags[1:] }), httpauth.ErrNostrURL},
-		{"other method", nip98(t, sk, "GET", u, now, nil), httpauth.ErrNostrMethod},
-		{"bad signature", tampered(nip98(t, sk, "POST", u, now, nil)), httpauth.ErrNostrSig},
+		{"valid", signedHeader(t, sk, "POST", u, now, nil), nil},
+		{"https in u (a proxy ends TLS)", signedHeader(t, sk, "POST", "https://node.example:7447/console/nostr-login", now.Add(-30*time.Second), nil), nil},
+		{"no header", "", nip98.ErrNoAuth},
+		{"bearer", "Bearer abc", nip98.ErrNoAuth},
+		{"not base64", "Nostr !!!", nip98.ErrMalformed},
+		{"not an event", "Nostr " + base64.StdEncoding.EncodeToString([]byte("[1,2]")), nip98.ErrMalformed},
+		{"too long", "Nostr " + strings.Repeat("A", nip98.MaxHeader+4), nip98.ErrMalformed},
+		{"wrong kind", signedHeader(t, sk, "POST", u, now, func(e *nostr.Event) { e.Kind = 1 }), nip98.ErrMalformed},
+		{"stale", signedHeader(t, sk, "POST", u, now.Add(-61*time.Second), nil), nip98.ErrStale},
+		{"future", signedHeader(t, sk, "POST", u, now.Add(61*time.Second), nil), nip98.ErrStale},
+		{"other path", signedHeader(t, sk, "POST", "http://node.example:7447/console", now, nil), nip98.ErrURL},
+		{"other host", signedHeader(t, sk, "POST", "http://evil.example/console/nostr-login", now, nil), nip98.ErrURL},
+		{"no u", signedHeader(t, sk, "POST", u, now, func(e *nostr.Event) { e.Tags = e.Tags[1:] }), nip98.ErrURL},
+		{"other method", signedHeader(t, sk, "GET", u, now, nil), nip98.ErrMethod},
+		{"bad signature", tampered(signedHeader(t, sk, "POST", u, now, nil)), nip98.ErrSig},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := httpauth.NewNostr(func() time.Time { return now })
+			v := nip98.NewGuard(func() time.Time { return now })
 			r := httptest.NewRequest("POST", "http://node.example:7447/console/nostr-login", nil)
 			if tc.header != "" {
 				r.Header.Set("Authorization", tc.header)
@@ -83,12 +83,12 @@ func TestNostr_VerifyFor(t *testing.T) {
 
 // An event is good once: the same header again is a replay, until it is
 // too old to pass anyway.
-func TestNostr_VerifyRefusesReplay(t *testing.T) {
+func TestGuard_VerifyRefusesReplay(t *testing.T) {
 	sk := nostr.GeneratePrivateKey()
 	now := time.Unix(1_800_000_000, 0)
-	v := httpauth.NewNostr(func() time.Time { return now })
-	h := nip98(t, sk, "POST", "http://n.example/login", now, nil)
-	for i, want := range []error{nil, httpauth.ErrNostrReplay} {
+	v := nip98.NewGuard(func() time.Time { return now })
+	h := signedHeader(t, sk, "POST", "http://n.example/login", now, nil)
+	for i, want := range []error{nil, nip98.ErrReplay} {
 		r := httptest.NewRequest("POST", "http://n.example/login", nil)
 		r.Header.Set("Authorization", h)
 		if _, err := v.VerifyFor(r, nil); !errors.Is(err, want) {
@@ -98,26 +98,26 @@ func TestNostr_VerifyRefusesReplay(t *testing.T) {
 }
 
 // The replay memory is bounded: past MaxSeen live events a new one is
-// refused with ErrNostrBusy; once they expire, sign-ins work again.
-func TestNostr_VerifySeenIsBounded(t *testing.T) {
+// refused with ErrBusy; once they expire, sign-ins work again.
+func TestGuard_VerifySeenIsBounded(t *testing.T) {
 	sk := nostr.GeneratePrivateKey()
 	now := time.Unix(1_800_000_000, 0)
-	v := httpauth.NewNostr(func() time.Time { return now })
+	v := nip98.NewGuard(func() time.Time { return now })
 	verify := func(content string) error {
 		r := httptest.NewRequest("POST", "http://n.example/login", nil)
-		r.Header.Set("Authorization", nip98(t, sk, "POST", "http://n.example/login", now, func(e *nostr.Event) { e.Content = content }))
+		r.Header.Set("Authorization", signedHeader(t, sk, "POST", "http://n.example/login", now, func(e *nostr.Event) { e.Content = content }))
 		_, err := v.VerifyFor(r, nil)
 		return err
 	}
-	for i := range httpauth.MaxSeen {
+	for i := range nip98.MaxSeen {
 		if err := verify(strings.Repeat("x", i%7) + string(rune('a'+i%26)) + time.Duration(i).String()); err != nil {
 			t.Fatalf("sign-in %d: %v", i, err)
 		}
 	}
-	if err := verify("one too many"); !errors.Is(err, httpauth.ErrNostrBusy) {
-		t.Fatalf("past MaxSeen: %v, want ErrNostrBusy", err)
+	if err := verify("one too many"); !errors.Is(err, nip98.ErrBusy) {
+		t.Fatalf("past MaxSeen: %v, want ErrBusy", err)
 	}
-	now = now.Add(2*httpauth.Window + time.Second)
+	now = now.Add(2*nip98.Window + time.Second)
 	if err := verify("later"); err != nil {
 		t.Fatalf("once the remembered events expired: %v, want a sign-in", err)
 	}
@@ -125,9 +125,9 @@ func TestNostr_VerifySeenIsBounded(t *testing.T) {
 
 // A signer admit refuses is not remembered: MaxSeen refused sign-ins
 // leave room for an admitted one.
-func TestNostr_VerifyForRemembersOnlyAdmitted(t *testing.T) {
+func TestGuard_VerifyForRemembersOnlyAdmitted(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	v := httpauth.NewNostr(func() time.Time { return now })
+	v := nip98.NewGuard(func() time.Time { return now })
 	owner := nostr.GeneratePrivateKey()
 	ownerPK, _ := nostr.GetPublicKey(owner)
 	errStranger := errors.New("not an owner")
@@ -138,29 +138,29 @@ func TestNostr_VerifyForRemembersOnlyAdmitted(t *testing.T) {
 		return nil
 	}
 	stranger := nostr.GeneratePrivateKey()
-	for i := range httpauth.MaxSeen + 1 {
+	for i := range nip98.MaxSeen + 1 {
 		r := httptest.NewRequest("POST", "http://n.example/login", nil)
-		r.Header.Set("Authorization", nip98(t, stranger, "POST", "http://n.example/login", now, func(e *nostr.Event) { e.Content = time.Duration(i).String() }))
+		r.Header.Set("Authorization", signedHeader(t, stranger, "POST", "http://n.example/login", now, func(e *nostr.Event) { e.Content = time.Duration(i).String() }))
 		if _, err := v.VerifyFor(r, admit); !errors.Is(err, errStranger) {
 			t.Fatalf("stranger %d: %v, want admit's refusal", i, err)
 		}
 	}
 	r := httptest.NewRequest("POST", "http://n.example/login", nil)
-	r.Header.Set("Authorization", nip98(t, owner, "POST", "http://n.example/login", now, nil))
+	r.Header.Set("Authorization", signedHeader(t, owner, "POST", "http://n.example/login", now, nil))
 	if got, err := v.VerifyFor(r, admit); err != nil || got != ownerPK {
-		t.Fatalf("the owner after %d strangers: %s, %v", httpauth.MaxSeen+1, got, err)
+		t.Fatalf("the owner after %d strangers: %s, %v", nip98.MaxSeen+1, got, err)
 	}
 }
 
-// BenchmarkNostr_Verify is what one NIP-98 sign-in costs the node (a
+// BenchmarkGuard_Verify is what one NIP-98 sign-in costs the node (a
 // stranger's included: decode, checks, one BIP-340 verification).
-func BenchmarkNostr_Verify(b *testing.B) {
+func BenchmarkGuard_Verify(b *testing.B) {
 	sk := nostr.GeneratePrivateKey()
 	now := time.Now()
-	v := httpauth.NewNostr(func() time.Time { return now })
+	v := nip98.NewGuard(func() time.Time { return now })
 	headers := make([]string, b.N)
 	for i := range headers {
-		evt := nostr.Event{Kind: httpauth.KindHTTPAuth, CreatedAt: nostr.Timestamp(now.Unix()), Content: time.Duration(i).String(),
+		evt := nostr.Event{Kind: nip98.Kind, CreatedAt: nostr.Timestamp(now.Unix()), Content: time.Duration(i).String(),
 			Tags: nostr.Tags{{"u", "http://n.example/login"}, {"method", "POST"}}}
 		evt.Sign(sk)
 		raw, _ := json.Marshal(evt)
