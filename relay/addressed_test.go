@@ -61,6 +61,16 @@ func TestRelay_AddressedKindsLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Subscribe returns once the REQ is sent: wait for the relay's answer
+	// (EOSE, or a CLOSED kept for the check below) so that the events
+	// published next are live for it.
+	var blindClosed string
+	select {
+	case <-blind.EndOfStoredEvents:
+	case blindClosed = <-blind.ClosedReason:
+	case <-ctx.Done():
+		t.Fatal("the blind subscription got neither EOSE nor CLOSED")
+	}
 	toOther := signed(t, author.sk, 25910, nostr.Tags{{"p", other.pk}}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	toReader := signed(t, author.sk, 25910, nostr.Tags{{"p", reader.pk}}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	for _, evt := range []*nostr.Event{toOther, toReader} {
@@ -81,6 +91,12 @@ func TestRelay_AddressedKindsLive(t *testing.T) {
 	sentinel := signed(t, author.sk, 25910, nil, `{"jsonrpc":"2.0","method":"notifications/public"}`)
 	if err := tr.Publish(ctx, sentinel); err != nil {
 		t.Fatal(err)
+	}
+	if blindClosed != "" {
+		if !strings.HasPrefix(blindClosed, "auth-required: ") {
+			t.Fatalf("the blind subscription was CLOSED %q, want auth-required", blindClosed)
+		}
+		return
 	}
 	select {
 	case evt := <-blind.Events:
