@@ -26,12 +26,15 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer release()
 	check := Want(hashes(auth)...)
 	if want := r.Header.Get("X-SHA-256"); want != "" {
 		check = both(check, Want(want))
 	}
 	d, err := s.store.Put(r.Context(), auth.PubKey, r.Body, s.opt.MaxBlobBytes, contentType(r.Header.Get("Content-Type")), check)
+	// the slot is given back before the answer is written: a client that
+	// has its answer finds the slot free, and a slow reader of the answer
+	// holds none
+	release()
 	if err != nil {
 		s.putFailed(w, err)
 		return

@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -105,43 +107,37 @@ func TestBlossom_boundsHold(t *testing.T) {
 		t.Fatalf("a chunked 2 MiB upload: %d, want 413", code)
 	}
 
-	// a second upload while one is in flight is rate-limited
-	pr, pw := io.Pipe()
-	done := make(chan string, 1)
-	go func() {
-		req, _ := http.NewRequest(http.MethodPut, "http://"+n.addr+"/upload", pr)
-		evt := blossom.AuthTemplate("upload", "slow", time.Minute)
-		evt.Sign(sk)
-		req.Header.Set("Authorization", blossom.AuthHeader(&evt))
-		// a connection of its own: a pooled one the server is closing (after
-		// the 413s above) would fail this request, whose body cannot be replayed
-		resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
-		if err != nil {
-			done <- err.Error()
-			return
-		}
-		resp.Body.Close()
-		done <- fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("X-Reason"))
-	}()
-	pw.Write([]byte("the first bytes of a slow upload"))
+	// a second upload while one is in flight is rate-limited: the slow one
+	// is written by hand on a connection of its own (its headers, a declared
+	// length and the first 64 KiB), so that the server has surely begun it.
+	// The server may still be finishing an earlier request (the 413s above:
+	// the client can read an answer before the handler is done), in which
+	// case the slow one is itself refused 429: then it starts again.
+	slow := bytes.Repeat([]byte("slow upload "), 40_000) // 480 kB, under the 1 MiB bound
+	var conn net.Conn
 	var err error
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case out := <-done:
-			t.Fatalf("the slow upload ended before it was finished: %s", out)
-		default:
+	for attempt := 0; ; attempt++ {
+		if attempt == 20 {
+			t.Fatal("20 slow uploads, and no second upload was refused while one was in flight")
 		}
-		if _, err = putBytes(c, []byte("second")); err != nil {
+		conn = startSlowUpload(t, n, sk, slow)
+		if err = waitForSlotTaken(c); err != nil {
 			break
 		}
-		c.Delete(context.Background(), sha("second")) // the slot was free: the slow upload is not in yet; retry
+		if early := answeredEarly(conn); early != "" {
+			if !strings.HasPrefix(early, "429") {
+				t.Fatalf("the slow upload was answered before it was finished: %s", early)
+			}
+			conn.Close()
+			continue
+		}
+		conn.Close() // neither refused yet (a very busy machine): begin again
 	}
+	defer conn.Close()
 	if code, reason := refusal(err); code != http.StatusTooManyRequests || !strings.HasPrefix(reason, "rate-limited:") {
 		t.Fatalf("an upload while another holds the only slot: %v; want 429 rate-limited", err)
 	}
-	pw.Close()
-	if out := <-done; !strings.HasPrefix(out, "200") {
+	if out := finishSlowUpload(conn, slow[64<<10:]); !strings.HasPrefix(out, "200") {
 		t.Fatalf("the slow upload, once finished: %s, want 200", out)
 	}
 
@@ -232,4 +228,60 @@ func TestBlossom_bigUploadStreamsToDisk(t *testing.T) {
 	if err := c.Get(context.Background(), d.SHA256, &got, size); err != nil || !bytes.Equal(got.Bytes(), b) {
 		t.Fatalf("get the 64 MiB blob back: %v", err)
 	}
+}
+
+// startSlowUpload begins a PUT /upload of body on a connection of its own:
+// its headers and the first 64 KiB, the rest left for finishSlowUpload.
+func startSlowUpload(t *testing.T, n *node, sk string, body []byte) net.Conn {
+	t.Helper()
+	evt := blossom.AuthTemplate("upload", "slow", time.Minute)
+	evt.Sign(sk)
+	conn, err := net.Dial("tcp", n.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "PUT /upload HTTP/1.1\r\nHost: %s\r\nAuthorization: %s\r\nContent-Length: %d\r\n\r\n", n.addr, blossom.AuthHeader(&evt), len(body))
+	if _, err := conn.Write(body[:64<<10]); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// waitForSlotTaken uploads a small blob (deleting it again) until an
+// upload is refused, for at most 5 s; it returns that refusal, or nil.
+func waitForSlotTaken(c *blossom.Client) error {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		if _, err := putBytes(c, []byte("second")); err != nil {
+			return err
+		}
+		c.Delete(context.Background(), sha("second"))
+	}
+	return nil
+}
+
+// answeredEarly is the status and reason the server already sent on conn
+// ("" if none within a second).
+func answeredEarly(conn net.Conn) string {
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	defer conn.SetReadDeadline(time.Time{})
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return ""
+	}
+	resp.Body.Close()
+	return fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("X-Reason"))
+}
+
+// finishSlowUpload sends the rest of the body and reads the answer.
+func finishSlowUpload(conn net.Conn, rest []byte) string {
+	if _, err := conn.Write(rest); err != nil {
+		return err.Error()
+	}
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return err.Error()
+	}
+	resp.Body.Close()
+	return fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("X-Reason"))
 }
