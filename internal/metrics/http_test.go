@@ -8,8 +8,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // gather returns the registry's families by name.
@@ -74,16 +77,19 @@ func TestMetrics_HTTP(t *testing.T) {
 	if line != "first\n" {
 		t.Errorf("a flushed stream through the middleware read %q", line)
 	}
-	fams := gather(t, m)
-	got := map[string]float64{}
-	for _, s := range fams["agentnode_http_requests_total"].GetMetric() {
-		l := labels(s)
-		got[l["route"]+" "+l["code"]] += s.GetCounter().GetValue()
-	}
+	// the stream's request is counted when its handler returns, which may
+	// be after the client read its line and left: wait for it
 	want := map[string]float64{"GET /items/{id} 200": 50, "unmatched 404": 50, "POST /acp 400": 1, "GET /stream 200": 1}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("requests by route and code: %v, want %v", got, want)
-	}
+	var fams map[string]*dto.MetricFamily
+	testkit.WaitFor(t, 10*time.Second, fmt.Sprintf("requests by route and code %v", want), func() bool {
+		fams = gather(t, m)
+		got := map[string]float64{}
+		for _, s := range fams["agentnode_http_requests_total"].GetMetric() {
+			l := labels(s)
+			got[l["route"]+" "+l["code"]] += s.GetCounter().GetValue()
+		}
+		return fmt.Sprint(got) == fmt.Sprint(want)
+	})
 	calls := fams["agentnode_agent_call_seconds"].GetMetric()
 	if len(calls) != 1 || labels(calls[0])["transport"] != "acp" || labels(calls[0])["result"] != "error" {
 		t.Errorf("agent calls: %v", calls)
