@@ -181,8 +181,7 @@ func TestMetrics_GrafanaDashboard(t *testing.T) {
 func TestMetrics_Latencies(t *testing.T) {
 	n := startNode(t, nil)
 	traffic(t, n)
-	fams := n.families(t)
-	for _, c := range []struct {
+	histograms := []struct {
 		name   string
 		labels map[string]string
 	}{
@@ -190,7 +189,21 @@ func TestMetrics_Latencies(t *testing.T) {
 		{"agentnode_relay_req_eose_seconds", nil},
 		{"agentnode_agent_call_seconds", map[string]string{"transport": "acp"}},
 		{"agentnode_http_request_seconds", map[string]string{"route": "GET /healthz", "class": "2xx"}},
-	} {
+	}
+	// a latency is observed when its hook runs, which may be just after
+	// the client had its answer: scrape until each has one (10 s at most)
+	var fams map[string]*dto.MetricFamily
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		fams = n.families(t)
+		observed := true
+		for _, c := range histograms {
+			observed = observed && fams[c.name] != nil && histogramCount(fams[c.name], c.labels) >= 1
+		}
+		if observed || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, c := range histograms {
 		f, ok := fams[c.name]
 		if !ok {
 			t.Errorf("no %s", c.name)
