@@ -209,9 +209,19 @@ func (s *Service) eachStoredWrap(ctx context.Context, agent string, since nostr.
 			return nil
 		}
 		until := b.next(page)
+		if len(b.ids) >= maxCatchUpSecond { // a flood stamped with one second: go on with the older ones
+			s.cfg.Logger.Warn("dm: catch-up read the most it reads of one second; the rest of it is left", "agent", agent, "second", until, "read", len(b.ids))
+			until, b.ids = until-1, nil
+		}
 		f.Until, f.Limit = &until, catchUpPage+len(b.ids)
 	}
 }
+
+// maxCatchUpSecond is how many wraps of one second a catch-up reads: each
+// page of that second re-reads the ones before it, so a second holding
+// more (anyone chooses created_at) would cost memory and time that grow
+// with the flood; older seconds are read on.
+const maxCatchUpSecond = 10 * catchUpPage
 
 // boundary is the oldest second of the pages read so far and the ids of
 // its events already read.
