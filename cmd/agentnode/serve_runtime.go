@@ -148,17 +148,10 @@ func (c *ServeCommand) openDM(ctx context.Context, logger *slog.Logger) error {
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
 		RelayURLs: c.dmRelayURLs("ws://" + c.Addr()), Logger: logger.With("component", "dm"),
 		Gate: strangers.Gate{Budget: c.rt.strangers, Known: c.dmKnown}}
-	if c.shared != nil { // answered once across instances; a takeover catches up
-		led, err := c.shared.db.Ledger(ctx, dm.DefaultCatchUpWindow)
-		if err != nil {
-			return fmt.Errorf("serve: dm ledger: %w", err)
-		}
-		cfg.Ledger = led
+	if err := c.cluster.ConfigureDM(ctx, &cfg); err != nil { // --postgres: answered once across instances
+		return fmt.Errorf("serve: %w", err)
 	}
 	c.rt.dm = dm.New(cfg)
-	if c.shared != nil {
-		c.shared.h.DMs = c.rt.dm
-	}
 	return nil
 }
 
@@ -173,7 +166,7 @@ func (c *ServeCommand) secretKey(pubkey string) (string, error) {
 func (c *ServeCommand) agentKeys() []string {
 	var pks []string
 	for _, a := range c.daemon.List() {
-		if c.shared == nil || c.shared.h.Runs(a.PubKey) { // --postgres: those running here
+		if c.cluster.Runs(a.PubKey) { // --postgres: those running here
 			pks = append(pks, a.PubKey)
 		}
 	}
@@ -207,8 +200,8 @@ func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) 
 // chatAnswer runs one message through the agent's chat (router and model
 // loop) and returns the answer; a revoked agent fails (agentd.ErrRevoked).
 func (c *ServeCommand) chatAnswer(ctx context.Context, agent, conversation, text string) (string, error) {
-	if c.shared != nil && c.isLocal(agent) && !c.runsHere(agent) { // --postgres: another instance runs it
-		return c.chatElsewhere(ctx, agent, conversation, text)
+	if c.isLocal(agent) && !c.cluster.Runs(agent) { // --postgres: another instance runs it
+		return c.cluster.Chat(ctx, agent, conversation, text)
 	}
 	r, err := c.daemon.Chat(ctx, agent, conversation, text)
 	return r.Answer, err
@@ -255,7 +248,7 @@ func (c *ServeCommand) followAgents(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-c.daemon.Changes():
-		case <-c.sharedChanged(): // --postgres: an agent started or stopped here
+		case <-c.cluster.Changed(): // --postgres: an agent started or stopped here
 			if err := c.pickupTasks(ctx); err != nil && ctx.Err() == nil {
 				slog.Warn("picking up the tasks of the agents running here", "err", err)
 			}

@@ -39,8 +39,8 @@ func (c *ServeCommand) openState(ctx context.Context, logger *slog.Logger) error
 	}
 	c.onClose(rt.Close)
 	log := logger.With("component", "state")
-	if err := c.sharedState(ctx, rt, log); err != nil {
-		return err
+	if err := c.cluster.OpenState(ctx, rt, log); err != nil { // --postgres: a cache of the shared op log
+		return fmt.Errorf("serve: %w", err)
 	}
 	dir := replicate.NewCachedDirectory(replicate.DirectoryFunc(c.verifiedAgents), directoryTTL, nil)
 	c.onClose(unhooked(c.relay.OnStored(func(evt *nostr.Event) {
