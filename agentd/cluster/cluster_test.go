@@ -37,9 +37,9 @@ const testTTL = 2 * time.Second
 // shared database and its /acp endpoint on a real HTTP server, answered
 // by a JSON-RPC server that forwards like agentrpc does (ConfigureACP).
 type instance struct {
-	name   string
-	c      *cluster.Shared
-	srv    *httptest.Server
+	name  string
+	c     *cluster.Shared
+	srv   *httptest.Server
 	calls atomic.Int32 // agent/message calls answered here
 }
 
@@ -123,7 +123,7 @@ func (in *instance) client(t *testing.T, token string) *jsonrpc.HTTPClient {
 
 // pair is two instances on one database and one agent, which b runs.
 type pair struct {
-	a, b  *instance
+	a, b   *instance
 	agent  string
 	token  string
 	url    string
