@@ -216,7 +216,8 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Ready("acp", c.acp.svc.Run, c.acp.svc.Ready()), // resumes stored tasks before anyone adds one
 		lifecycle.Ready("a2a server", c.rt.rpcSrv.Run, c.rt.rpcSrv.Ready()),
 		lifecycle.Func("a2a on peers", c.rt.rpcPeers.Run),
-		lifecycle.Ready("contextvm", c.runContextVM, c.rt.cvm.Ready()),
+		lifecycle.Ready("contextvm", c.rt.cvm.Run, c.rt.cvm.Ready()),
+		lifecycle.Func("contextvm announcer", c.rt.cvmAnn.Run), // at once, and after every agent change
 		lifecycle.Ready("dm", c.rt.dm.Run, c.rt.dm.Ready()),
 	}
 	parts = append(parts, c.cluster.Parts()...) // --postgres: after DMs, which a takeover catches up on

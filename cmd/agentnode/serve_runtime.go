@@ -33,17 +33,16 @@ import (
 // client for nuwa_a2a and remote calls, a server answering calls to the
 // local agents) and the NIP-17 DM service.
 type serveRuntime struct {
-	model      *llm.Client // nil without a configured model
-	bindings   *bindings.Runner
-	rpc        *nostrrpc.Client
-	rpcSrv     *nostrrpc.Server
-	rpcPeers   *nostrrpc.PeerListener // rpcSrv's requests arriving on the --peer relays
-	dm         *dm.Service
-	cvm        *contextvm.Server // the local agents as ContextVM servers (serve_contextvm.go)
-	cvmAnn     cvmAnnouncer      // their CEP-6 announcements
-	cvmChanged chan struct{}     // an agent change: announce again
-	host       *cap.Host         // the agents' CAP host (agentHost)
-	hostOnce   sync.Once
+	model    *llm.Client // nil without a configured model
+	bindings *bindings.Runner
+	rpc      *nostrrpc.Client
+	rpcSrv   *nostrrpc.Server
+	rpcPeers *nostrrpc.PeerListener // rpcSrv's requests arriving on the --peer relays
+	dm       *dm.Service
+	cvm      *contextvm.Server    // the local agents as ContextVM servers (serve_contextvm.go)
+	cvmAnn   *contextvm.Announcer // their CEP-6 announcements
+	host     *cap.Host            // the agents' CAP host (agentHost)
+	hostOnce sync.Once
 	// strangers is the budget of strangers' DMs and 25910 calls (serve_strangers.go)
 	strangers *strangers.Budget
 	dir       *directory.Directory   // the agent directory (serve_directory.go)
@@ -277,7 +276,7 @@ func (c *ServeCommand) agentsChanged(ctx context.Context) {
 			slog.Warn("heartbeat after an agent change", "err", err)
 		}
 	}
-	c.contextVMChanged()
+	c.rt.cvmAnn.Changed()
 	for _, pk := range c.agentKeys() {
 		if err := c.rt.dm.Announce(ctx, pk); err != nil {
 			slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)
