@@ -28,7 +28,7 @@ const HeaderServedBy = "X-Agentnode-Served-By"
 // ok is false otherwise (l is what the database said, if anything).
 func (s *Shared) holder(ctx context.Context, agent string) (l lease.Lease, ok bool) {
 	l, err := s.leases.Get(ctx, agent)
-	if err != nil || l.Holder == "" || l.URL == "" || l.Holder == s.leases.Instance() {
+	if err != nil || l.Holder == "" || l.URL == "" || l.Holder == s.Instance() {
 		return l, false
 	}
 	return l, s.cfg.Now().Before(l.Expires)
@@ -38,7 +38,7 @@ func (s *Shared) holder(ctx context.Context, agent string) (l lease.Lease, ok bo
 // lease is l, that no instance can answer now.
 func (s *Shared) unavailableError(agent string, l lease.Lease) *jsonrpc.Error {
 	why := fmt.Sprintf("agent %s runs on no instance right now (being taken over); retry", agent)
-	if l.Holder != "" && l.Holder != s.leases.Instance() {
+	if l.Holder != "" && l.Holder != s.Instance() {
 		why = fmt.Sprintf("agent %s runs on instance %s (%s), which does not answer; retry", agent, l.Holder, l.URL)
 	}
 	return &jsonrpc.Error{Code: agentrpc.CodeAgentUnavailable, Message: why,

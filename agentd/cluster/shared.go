@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
@@ -53,6 +54,8 @@ type Shared struct {
 	reloads gap                // anonymous reloads of the installed agents
 	client  holderClient       // calls forwarded to an agent's holder
 	local   Local              // set by Join
+
+	closeOnce sync.Once
 }
 
 var _ Cluster = (*Shared)(nil)
@@ -113,18 +116,19 @@ func writeToken(dataDir, token string) error {
 }
 
 // Close hands every lease back, so that the other instances take the
-// agents at their next tick, then closes the leases and the database.
+// agents at their next tick, then closes the leases and the database. It
+// is a no-op once done.
 func (s *Shared) Close(ctx context.Context) error {
 	var err error
-	if s.leases != nil {
-		err = s.leases.ReleaseAll(ctx)
-		s.leases.Close()
-		s.leases = nil
-	}
-	if s.db != nil {
-		s.db.Close()
-		s.db = nil
-	}
+	s.closeOnce.Do(func() {
+		if s.leases != nil {
+			err = s.leases.ReleaseAll(ctx)
+			s.leases.Close()
+		}
+		if s.db != nil {
+			s.db.Close()
+		}
+	})
 	return err
 }
 
