@@ -59,7 +59,7 @@ func (a recordAgents) List() []agentd.Agent {
 func (recordAgents) Reload(context.Context) error { return nil }
 
 // newInstance opens an instance named name on the database at url.
-func newInstance(t *testing.T, url, name string, agents cluster.Agents, now func() time.Time) *instance {
+func newInstance(t testing.TB, url, name string, agents cluster.Agents, now func() time.Time) *instance {
 	t.Helper()
 	in := &instance{name: name}
 	mux := http.NewServeMux()
@@ -103,7 +103,7 @@ func (in *instance) answer(forward func(context.Context, string, json.RawMessage
 }
 
 // run runs the instance's cluster parts (leases, handover) until the test ends.
-func (in *instance) run(t *testing.T) {
+func (in *instance) run(t testing.TB) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -114,7 +114,7 @@ func (in *instance) run(t *testing.T) {
 }
 
 // client calls in's /acp with the shared API token.
-func (in *instance) client(t *testing.T, token string) *jsonrpc.HTTPClient {
+func (in *instance) client(t testing.TB, token string) *jsonrpc.HTTPClient {
 	t.Helper()
 	h := http.Header{}
 	h.Set("Authorization", "Bearer "+token)
@@ -134,6 +134,12 @@ type pair struct {
 // on it, runs b's leases until b runs the agent; a runs nothing (its
 // parts do not run), so every call for the agent through a goes to b.
 func newPair(t *testing.T) *pair {
+	t.Helper()
+	return newPairTB(t)
+}
+
+// newPairTB is newPair for tests and benchmarks.
+func newPairTB(t testing.TB) *pair {
 	t.Helper()
 	url := pgtest.URL(t)
 	ctx := context.Background()
