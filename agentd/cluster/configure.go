@@ -35,12 +35,13 @@ func (s *Shared) ConfigureDirectory(cfg *directory.Config) {
 }
 
 // ConfigureACP makes the instance running an agent execute its tasks
-// (cfg.Local must be set) and forwards the calls naming an agent that
+// and forwards the calls naming an agent that
 // runs elsewhere (over websockets and in batches: single HTTP calls are
-// forwarded whole by Forward).
+// forwarded whole by Forward). cfg.Local, when set, narrows Runs to the
+// installed agents.
 func (s *Shared) ConfigureACP(cfg *agentrpc.Config) {
 	local := cfg.Local
-	cfg.Runs = func(agent string) bool { return local(agent) && s.Runs(agent) }
+	cfg.Runs = func(agent string) bool { return (local == nil || local(agent)) && s.Runs(agent) }
 	cfg.Forward = s.forwardCall
 }
 
