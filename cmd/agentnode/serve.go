@@ -41,7 +41,7 @@ type ServeConfig struct {
 	Blobs    string // --blobs: the Blossom blob directory (serve_blossom.go); default <data>/blobs
 	// LeaseTTL (--lease-ttl) and AdvertiseURL (--advertise-url) apply with
 	// Postgres only: how long an agent's lease lasts without renewal, and
-	// where other instances reach this one (serve_agentpg.go).
+	// where other instances reach this one (serve_cluster.go, agentd/cluster).
 	LeaseTTL     time.Duration
 	AdvertiseURL string
 	LogLevel     string // debug, info, warn, error

@@ -339,7 +339,7 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 		}
 	}
 	// Over /acp's websocket: the call is forwarded to the holder on its own
-	// (forwardCall).
+	// (agentd/cluster, ConfigureACP).
 	conn, _, err := dialWS(t, "ws://"+survivor.addr+pathACP, token)
 	if err != nil {
 		t.Fatal(err)
