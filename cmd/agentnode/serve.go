@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/cluster"
 	"github.com/agentnode/agentnode/agentd/lookup"
 	"github.com/agentnode/agentnode/agentd/peers"
 	"github.com/agentnode/agentnode/blossom"
@@ -40,7 +41,7 @@ type ServeConfig struct {
 	Blobs    string // --blobs: the Blossom blob directory (serve_blossom.go); default <data>/blobs
 	// LeaseTTL (--lease-ttl) and AdvertiseURL (--advertise-url) apply with
 	// Postgres only: how long an agent's lease lasts without renewal, and
-	// where other instances reach this one (serve_agentpg.go).
+	// where other instances reach this one (serve_cluster.go, agentd/cluster).
 	LeaseTTL     time.Duration
 	AdvertiseURL string
 	LogLevel     string // debug, info, warn, error
@@ -82,7 +83,7 @@ type ServeCommand struct {
 	blobs     *blossom.Server // the Blossom server (serve_blossom.go)
 	blobStore *blossom.Store
 
-	shared *serveShared // --postgres: agents placed among instances (serve_agentpg.go); nil embedded
+	cluster cluster.Cluster // --postgres: agents placed among instances (agentd/cluster); cluster.Single alone
 
 	file *serveFile // --config as read by ParseFlags (serve_config.go)
 
@@ -170,7 +171,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		c.openRelay,     // events, search, NIP-11: everything else reads and writes through it
 		c.openBlossom,   // the blob store; installs fetch definitions' files into agents' homes
 		c.listen,        // the address the 25910 client and the DM relay lists name
-		c.openShared,    // --postgres: the agents' data and leases, shared by the instances
+		c.openCluster,   // --postgres: the agents' data and leases, shared by the instances
 		c.openPeers,     // --peer sync, over the relay
 		c.openLookup,    // on-demand lookups on the peers and NIP-65 relays, for verification
 		c.openState,     // the ASM store; its replicators follow the daemon's agents
@@ -182,6 +183,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 		c.openACP,       // tasks and the /acp endpoint, over the directory and the daemon
 		c.openDM,        // NIP-17 DMs and the 25910 server, answered by the daemon
 		c.openContextVM, // the agents as ContextVM (MCP over Nostr) servers
+		c.joinCluster,   // --postgres: every installed agent gets its lease; the handover starts them
 		c.openHTTP,      // /acp, CAP, MCP, the web pages, then the relay
 	} {
 		if err := open(ctx, logger); err != nil {
@@ -214,10 +216,11 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 		lifecycle.Ready("acp", c.acp.svc.Run, c.acp.svc.Ready()), // resumes stored tasks before anyone adds one
 		lifecycle.Ready("a2a server", c.rt.rpcSrv.Run, c.rt.rpcSrv.Ready()),
 		lifecycle.Func("a2a on peers", c.rt.rpcPeers.Run),
-		lifecycle.Ready("contextvm", c.runContextVM, c.rt.cvm.Ready()),
+		lifecycle.Ready("contextvm", c.rt.cvm.Run, c.rt.cvm.Ready()),
+		lifecycle.Func("contextvm announcer", c.rt.cvmAnn.Run), // at once, and after every agent change
 		lifecycle.Ready("dm", c.rt.dm.Run, c.rt.dm.Ready()),
 	}
-	parts = append(parts, c.sharedParts()...) // --postgres: after DMs, which a takeover catches up on
+	parts = append(parts, c.cluster.Parts()...) // --postgres: after DMs, which a takeover catches up on
 	parts = append(parts,
 		lifecycle.Func("agent changes", c.followAgents),
 		lifecycle.Func("reload", c.runReload), // SIGHUP (serve_reload.go)
@@ -350,8 +353,8 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 	cfg := agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
 		Trust: trust, Passphrase: pass, Logger: logger}
 	c.daemonRuntime(&cfg)
-	cfg.DefFiles = c.defFiles() // serve_blossom.go
-	if err := c.daemonShared(ctx, &cfg); err != nil {
+	cfg.DefFiles = c.defFiles()                                  // serve_blossom.go
+	if err := c.cluster.ConfigureDaemon(ctx, &cfg); err != nil { // --postgres: keys, records, files in the database
 		return err
 	}
 	d, err := agentd.Open(ctx, cfg)
@@ -361,9 +364,6 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 	c.daemon = d
 	c.relay.SetExempt(d.HasKey) // the pubkey allowlist never blocks the node's agents (docs/RELAY.md#management)
 	c.onClose(d.Close)
-	if err := c.placeAgents(ctx); err != nil {
-		return err
-	}
 	h := d.Handler()
 	c.relay.Handle("/api/agents", h)
 	c.relay.Handle("/api/agents/", h)

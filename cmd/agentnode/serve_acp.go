@@ -33,9 +33,7 @@ func (c *ServeCommand) openConsent(ctx context.Context, _ *slog.Logger) error {
 		policy = c.file.Consent
 	}
 	cfg := consent.Config{Path: filepath.Join(c.Config.DataDir, "agents", "consent.db"), Policy: policy}
-	if c.shared != nil { // decided once for every instance; others' decisions seen on notification or poll
-		cfg.Backend, cfg.Poll, cfg.Refresh = c.shared.db.Consent(), time.Second, 2*time.Second
-	}
+	c.cluster.ConfigureConsent(&cfg) // --postgres: decided once for every instance
 	own, err := consent.Open(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("serve: consent: %w", err)
@@ -55,9 +53,7 @@ func (c *ServeCommand) revoked(agent string) bool {
 func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 	tcfg := tasks.Config{Path: filepath.Join(c.Config.DataDir, "agents", "tasks.db"),
 		Logger: logger.With("component", "tasks")}
-	if c.shared != nil {
-		tcfg.Backend, tcfg.Poll = c.shared.db.Tasks(), time.Second
-	}
+	c.cluster.ConfigureTasks(&tcfg) // --postgres: one task store for every instance
 	ts, err := tasks.Open(ctx, tcfg)
 	if err != nil {
 		return fmt.Errorf("serve: tasks: %w", err)
@@ -72,11 +68,8 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 		Messenger: agentrpc.MessengerFunc(c.chatAnswer), Caller: c.rt.rpc, Local: c.isLocal,
 		Keys: c.daemon.SecretKey, Name: "agentnode", Version: Version, Token: token,
 		Logger: logger.With("component", "acp"), Options: c.httpConfig().jsonrpcOptions(logger.With("component", "acp"))}
-	if c.shared != nil { // one task store for every instance: the one running the agent executes its tasks
-		cfg.Runs = c.runsHere
-		cfg.Forward = c.forwardCall // calls over websocket and in batches (HTTP calls are forwarded whole)
-	}
-	if c.rt.model != nil { // never a typed nil in the interface
+	c.cluster.ConfigureACP(&cfg) // --postgres: the instance running the agent executes its tasks; calls for others are forwarded
+	if c.rt.model != nil {       // never a typed nil in the interface
 		cfg.Model = c.rt.model
 	}
 	if c.file != nil {

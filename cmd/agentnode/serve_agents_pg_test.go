@@ -25,6 +25,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip59"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/cluster"
 	"github.com/agentnode/agentnode/agentd/lease"
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
 	"github.com/agentnode/agentnode/internal/pgtest"
@@ -338,7 +339,7 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 		}
 	}
 	// Over /acp's websocket: the call is forwarded to the holder on its own
-	// (forwardCall).
+	// (agentd/cluster, ConfigureACP).
 	conn, _, err := dialWS(t, "ws://"+survivor.addr+pathACP, token)
 	if err != nil {
 		t.Fatal(err)
@@ -423,8 +424,8 @@ func checkCAPAnyInstance(t *testing.T, holder, other *pgNode, token, agent strin
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get(headerServedBy) == "" {
-		t.Fatalf("CAP via the other instance: %d, served by %q; want 200 from the holder", resp.StatusCode, resp.Header.Get(headerServedBy))
+	if resp.StatusCode != http.StatusOK || resp.Header.Get(cluster.HeaderServedBy) == "" {
+		t.Fatalf("CAP via the other instance: %d, served by %q; want 200 from the holder", resp.StatusCode, resp.Header.Get(cluster.HeaderServedBy))
 	}
 	// Without the token the other instance refuses it itself: nothing
 	// anonymous is proxied.
@@ -435,8 +436,8 @@ func checkCAPAnyInstance(t *testing.T, holder, other *pgNode, token, agent strin
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get(headerServedBy) != "" {
-		t.Fatalf("CAP with a wrong token via the other instance: %d, served by %q; want 401 from it", resp.StatusCode, resp.Header.Get(headerServedBy))
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get(cluster.HeaderServedBy) != "" {
+		t.Fatalf("CAP with a wrong token via the other instance: %d, served by %q; want 401 from it", resp.StatusCode, resp.Header.Get(cluster.HeaderServedBy))
 	}
 	for _, n := range []*pgNode{holder, other} {
 		var list []json.RawMessage

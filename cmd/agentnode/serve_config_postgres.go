@@ -17,7 +17,7 @@ import (
 //	             "lease_ttl_seconds": 15, "advertise_url": "http://node-1:7447"}
 //
 // --postgres (or AGENTNODE_POSTGRES) overrides the URL. The agent daemon's
-// data lives there too (serve_agentpg.go): each installed agent runs on one
+// data lives there too (agentd/cluster): each installed agent runs on one
 // instance, under a lease of lease_ttl_seconds (default 15); advertise_url
 // is where the other instances reach this one to forward an agent's
 // requests (default: http:// and the listen address).

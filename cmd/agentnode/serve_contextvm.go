@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,8 +68,8 @@ func (c *ServeCommand) openContextVM(_ context.Context, logger *slog.Logger) err
 		sec = c.file.ContextVM
 	}
 	enc := c.cvmEncryption()
-	c.rt.cvmChanged = make(chan struct{}, 1)
 	log := logger.With("component", "contextvm")
+	c.rt.cvmAnn = c.newAnnouncer(log)
 	opts := mcpserver.Options{Name: "agentnode", Version: Version, Logger: log}
 	c.rt.cvm = contextvm.NewServer(contextvm.ServerConfig{
 		Keys: c.localKey,
@@ -125,110 +124,23 @@ func (c *ServeCommand) agentHost() *cap.Host {
 	return c.rt.host
 }
 
-// cvmAnnouncer keeps the local agents' ContextVM announcements (CEP-6
-// kinds 11316-11320 and a NIP-65 relay list) current: each agent is
-// announced at start and whenever the agents or their capabilities change;
-// an agent removed since gets its announcements deleted (NIP-09), signed
-// with the key remembered from when it was announced.
-type cvmAnnouncer struct {
-	mu        sync.Mutex
-	announced map[string]string // agent pubkey -> its secret key
-}
-
-// runContextVM runs the ContextVM server and, beside it, the announcer,
-// which announces at once and again after every agent change
-// (contextVMChanged).
-func (c *ServeCommand) runContextVM(ctx context.Context) error {
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			c.announceContextVM(ctx)
-			select {
-			case <-ctx.Done():
-				return
-			case <-c.rt.cvmChanged:
+// newAnnouncer builds the announcer of the local agents' ContextVM
+// servers (agentd/contextvm): those running here, announced on the
+// node's relay with its DM relays as their relay list.
+func (c *ServeCommand) newAnnouncer(log *slog.Logger) *contextvm.Announcer {
+	return contextvm.NewAnnouncer(contextvm.AnnouncerConfig{Agents: c.agentKeys, Keys: c.localKey,
+		Server: func(ctx context.Context, agent string) (*mcp.Server, error) {
+			return mcpserver.AgentServer(ctx, c.agentHost(), agent, mcpserver.Options{Name: "agentnode", Version: Version})
+		},
+		Info: func(agent string) contextvm.ServerInfo {
+			info := contextvm.ServerInfo{Encryption: c.cvmEncryption()}
+			if a, err := c.daemon.Lookup(agent); err == nil {
+				info.Name = a.Name
 			}
-		}
-	})
-	err := c.rt.cvm.Run(ctx)
-	wg.Wait()
-	return err
-}
-
-// contextVMChanged asks the announcer to announce again (never blocks).
-func (c *ServeCommand) contextVMChanged() {
-	select {
-	case c.rt.cvmChanged <- struct{}{}:
-	default:
-	}
-}
-
-// announceContextVM publishes every local agent's announcements and
-// deletes those of agents gone since the last call.
-func (c *ServeCommand) announceContextVM(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	a := &c.rt.cvmAnn
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.announced == nil {
-		a.announced = map[string]string{}
-	}
-	live := map[string]bool{}
-	for _, pk := range c.agentKeys() {
-		live[pk] = true
-		if sk, ok := c.localKey(pk); ok {
-			if err := c.announceAgent(ctx, pk, sk); err != nil {
-				slog.Warn("contextvm: announcing the agent", "agent", pk, "err", err)
-				continue
-			}
-			a.announced[pk] = sk
-		}
-	}
-	for pk, sk := range a.announced {
-		if !live[pk] {
-			if err := c.retractAgent(ctx, pk, sk); err != nil {
-				slog.Warn("contextvm: deleting a removed agent's announcements", "agent", pk, "err", err)
-				continue
-			}
-			delete(a.announced, pk)
-		}
-	}
-}
-
-// announceAgent publishes one agent's announcements.
-func (c *ServeCommand) announceAgent(ctx context.Context, pk, sk string) error {
-	srv, err := mcpserver.AgentServer(ctx, c.agentHost(), pk, mcpserver.Options{Name: "agentnode", Version: Version})
-	if err != nil {
-		return err
-	}
-	info := contextvm.ServerInfo{Encryption: c.cvmEncryption()}
-	if a, err := c.daemon.Lookup(pk); err == nil {
-		info.Name = a.Name
-	}
-	evts, err := contextvm.Announcements(ctx, srv, sk, info, c.dmRelayURLs("ws://"+c.Addr()))
-	if err != nil {
-		return err
-	}
-	for _, evt := range evts {
-		if err := c.relay.Publish(ctx, evt); err != nil {
-			return fmt.Errorf("kind %d: %w", evt.Kind, err)
-		}
-	}
-	return nil
-}
-
-// retractAgent deletes a removed agent's stored announcements.
-func (c *ServeCommand) retractAgent(ctx context.Context, pk, sk string) error {
-	stored, err := c.relay.QuerySync(ctx, nostr.Filter{Kinds: contextvm.AnnouncementKinds, Authors: []string{pk}})
-	if err != nil {
-		return err
-	}
-	del, err := contextvm.Retraction(stored, sk, "agent removed")
-	if err != nil || del == nil {
-		return err
-	}
-	return c.relay.Publish(ctx, del)
+			return info
+		},
+		Relays:  func() []string { return c.dmRelayURLs("ws://" + c.Addr()) },
+		Publish: c.relay.Publish, Query: c.relay.QuerySync, Logger: log})
 }
 
 // cvmEncryption is the "contextvm" section's encryption.

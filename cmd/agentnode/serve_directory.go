@@ -33,10 +33,8 @@ func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) e
 		HeartbeatTTL: time.Duration(dc.TTLSeconds) * time.Second,
 		Local:        func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
 		Logger:       logger.With("component", "directory")}
-	if c.shared != nil {
-		dcfg.Registrations = c.shared.db.Registrations()
-	} else {
-		// One node: registrations (proven and spec-form) survive a restart.
+	c.cluster.ConfigureDirectory(&dcfg) // --postgres: in the database
+	if dcfg.Registrations == nil {      // one node: registrations (proven and spec-form) survive a restart
 		regs, err := directory.OpenFileRegistrations(filepath.Join(c.Config.DataDir, "directory", "registrations.json"))
 		if err != nil {
 			return err

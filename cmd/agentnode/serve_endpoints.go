@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/cluster"
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/mcpserver"
 	"github.com/agentnode/agentnode/capabilities/registry"
@@ -20,7 +21,7 @@ import (
 // Nostr connection, and /acp and /cap/agents/{agent} speak JSON-RPC over
 // websockets too.
 const (
-	pathACP = "/acp"                // Agent Context Protocol (docs/AGENT-CONTEXT-PROTOCOL.md)
+	pathACP = cluster.PathACP       // Agent Context Protocol (docs/AGENT-CONTEXT-PROTOCOL.md)
 	pathCAP = "/cap/agents/{agent}" // CAP over JSON-RPC, per agent (docs/CAP.md)
 )
 
@@ -54,16 +55,11 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 	host := c.agentHost()
 	hs := c.httpConfig()
 	mux := http.NewServeMux()
-	// --postgres: requests for an agent another instance runs go there (serve_forward.go)
-	mux.Handle(pathACP, c.forwardAgent(c.acp.svc, acpTarget(hs.MaxBodyBytes)))
-	mux.Handle(pathCAP, c.forwardAgent(cap.Handler(host, func(r *http.Request, _ string) error {
+	// --postgres: requests for an agent another instance runs go there (agentd/cluster)
+	mux.Handle(pathACP, c.cluster.Forward(c.acp.svc, cluster.ACPTarget(hs.MaxBodyBytes)))
+	mux.Handle(pathCAP, c.cluster.Forward(cap.Handler(host, func(r *http.Request, _ string) error {
 		return httpauth.Equal(token, httpauth.Token(r))
-	}, hs.jsonrpcOptions(logger.With("component", "cap"))), pathAgent))
-	if c.shared != nil {
-		mux.Handle("/api/agents", c.freshAgents(c.relay))
-		mux.Handle("/api/agents/{agent}", c.freshAgents(c.relay))
-		mux.Handle("/api/agents/{agent}/{rest...}", c.freshAgents(c.forwardAgent(c.relay, apiAgentWrite)))
-	}
+	}, hs.jsonrpcOptions(logger.With("component", "cap"))), cluster.PathAgent))
 	mcp := mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
 		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
 		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
@@ -71,9 +67,7 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 		ClientIP:  func(r *http.Request) string { return policies.ClientIP(r, hs.trusted) },
 		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }})
 	mcpserver.Mount(mux, mcp)
-	if c.shared != nil {
-		mux.Handle("/mcp/agents/{agent}", c.forwardAgent(mcp, pathAgent))
-	}
+	c.cluster.Mount(mux, c.relay, mcp) // --postgres: the agents' API read fresh, writes and per-agent MCP forwarded
 	c.mountWeb(mux, token, logger)
 	mux.Handle("/", c.blobs.Wrap(c.relay))           // Blossom's paths (serve_blossom.go), else the relay
 	return c.rt.metrics.HTTP(c.relay.Shed(mux)), nil // 503 while memory is near its ceiling (relay/conns.go); counted by route (serve_metrics.go)

@@ -40,9 +40,7 @@ func (c *ServeCommand) nodeStats() metrics.NodeStats {
 	}
 	s.Agents = len(c.daemon.List())
 	s.Running = len(c.agentKeys()) // --postgres: the ones running here
-	if c.shared != nil {
-		s.Leases = len(c.shared.leases.Held())
-	}
+	s.Leases = c.cluster.Held()
 	s.Queues = map[string]int{"tasks": c.activeTasks()}
 	return s
 }

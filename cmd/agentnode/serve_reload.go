@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 )
@@ -60,7 +58,7 @@ func (c *ServeCommand) reloadConfig() {
 		a, r := step(prev, next)
 		applied, restart = append(applied, a...), append(restart, r...)
 	}
-	restart = append(restart, restartSections(c.file, next)...) // against the start: still not in force
+	restart = append(restart, c.file.restartChanges(next)...) // against the start: still not in force
 	c.reload.applied = next
 	if len(restart) > 0 {
 		slog.Warn("reload: these changes need a restart and were not applied", "changes", strings.Join(restart, "; "))
@@ -123,19 +121,7 @@ func (c *ServeCommand) reloadOperators(prev, next *serveFile) ([]string, []strin
 	if err := c.relay.SetManagement(ops, next.Relay.AgentKindsOnly); err != nil {
 		slog.Error("reload: the relay's lists", "err", err)
 	}
-	var out []string
-	var was serveRelay
-	if prev != nil {
-		was = prev.Relay
-	}
-	wasOps, _ := operatorKeys(was.Operators)
-	if !slices.Equal(wasOps, ops) {
-		out = append(out, fmt.Sprintf("relay.operators %d -> %d", len(wasOps), len(ops)))
-	}
-	if was.AgentKindsOnly != next.Relay.AgentKindsOnly {
-		out = append(out, fmt.Sprintf("relay.agent_kinds_only %v -> %v", was.AgentKindsOnly, next.Relay.AgentKindsOnly))
-	}
-	return out, nil
+	return managementChanges(prev, next), nil
 }
 
 // reloadTrust applies the "trust" section (with the --trust-* flags).
@@ -149,37 +135,6 @@ func (c *ServeCommand) reloadTrust(_, next *serveFile) ([]string, []string) {
 		return nil, nil
 	}
 	return []string{fmt.Sprintf("trust %s -> %s", before, after)}, nil
-}
-
-// restartSections are the sections that differ from the ones the node
-// started with and are read only at the start (the run-time keys of
-// "relay" and "node" are handled above).
-func restartSections(prev, next *serveFile) []string {
-	if prev == nil {
-		prev = &serveFile{}
-	}
-	var restart []string
-	for name, get := range map[string]func(*serveFile) any{
-		"model": func(f *serveFile) any { return f.Model }, "models/router": func(f *serveFile) any { return f.Routing },
-		"bindings": func(f *serveFile) any { return f.Bindings }, "consent": func(f *serveFile) any { return f.Consent },
-		"dm": func(f *serveFile) any { return f.DM }, "a2a": func(f *serveFile) any { return f.A2A },
-		"strangers": func(f *serveFile) any { return f.Strangers }, "directory": func(f *serveFile) any { return f.Directory },
-		"http": func(f *serveFile) any { return f.HTTP }, "web": func(f *serveFile) any { return f.Web },
-		"postgres": func(f *serveFile) any { return f.Postgres }, "state": func(f *serveFile) any { return f.State },
-		"node": func(f *serveFile) any { n := f.Node; n.LogLevel = ""; return n },
-	} {
-		if !sameJSON(get(prev), get(next)) {
-			restart = append(restart, name)
-		}
-	}
-	slices.Sort(restart)
-	return restart
-}
-
-func sameJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
 func prefixed(p string, list []string) []string {

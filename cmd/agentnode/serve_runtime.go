@@ -33,17 +33,16 @@ import (
 // client for nuwa_a2a and remote calls, a server answering calls to the
 // local agents) and the NIP-17 DM service.
 type serveRuntime struct {
-	model      *llm.Client // nil without a configured model
-	bindings   *bindings.Runner
-	rpc        *nostrrpc.Client
-	rpcSrv     *nostrrpc.Server
-	rpcPeers   *nostrrpc.PeerListener // rpcSrv's requests arriving on the --peer relays
-	dm         *dm.Service
-	cvm        *contextvm.Server // the local agents as ContextVM servers (serve_contextvm.go)
-	cvmAnn     cvmAnnouncer      // their CEP-6 announcements
-	cvmChanged chan struct{}     // an agent change: announce again
-	host       *cap.Host         // the agents' CAP host (agentHost)
-	hostOnce   sync.Once
+	model    *llm.Client // nil without a configured model
+	bindings *bindings.Runner
+	rpc      *nostrrpc.Client
+	rpcSrv   *nostrrpc.Server
+	rpcPeers *nostrrpc.PeerListener // rpcSrv's requests arriving on the --peer relays
+	dm       *dm.Service
+	cvm      *contextvm.Server    // the local agents as ContextVM servers (serve_contextvm.go)
+	cvmAnn   *contextvm.Announcer // their CEP-6 announcements
+	host     *cap.Host            // the agents' CAP host (agentHost)
+	hostOnce sync.Once
 	// strangers is the budget of strangers' DMs and 25910 calls (serve_strangers.go)
 	strangers *strangers.Budget
 	dir       *directory.Directory   // the agent directory (serve_directory.go)
@@ -148,17 +147,10 @@ func (c *ServeCommand) openDM(ctx context.Context, logger *slog.Logger) error {
 		StatePath: filepath.Join(c.Config.DataDir, "dm", "state.json"),
 		RelayURLs: c.dmRelayURLs("ws://" + c.Addr()), Logger: logger.With("component", "dm"),
 		Gate: strangers.Gate{Budget: c.rt.strangers, Known: c.dmKnown}}
-	if c.shared != nil { // answered once across instances; a takeover catches up
-		led, err := c.shared.db.Ledger(ctx, dm.DefaultCatchUpWindow)
-		if err != nil {
-			return fmt.Errorf("serve: dm ledger: %w", err)
-		}
-		cfg.Ledger = led
+	if err := c.cluster.ConfigureDM(ctx, &cfg); err != nil { // --postgres: answered once across instances
+		return fmt.Errorf("serve: %w", err)
 	}
 	c.rt.dm = dm.New(cfg)
-	if c.shared != nil {
-		c.shared.h.DMs = c.rt.dm
-	}
 	return nil
 }
 
@@ -173,7 +165,7 @@ func (c *ServeCommand) secretKey(pubkey string) (string, error) {
 func (c *ServeCommand) agentKeys() []string {
 	var pks []string
 	for _, a := range c.daemon.List() {
-		if c.shared == nil || c.shared.h.Runs(a.PubKey) { // --postgres: those running here
+		if c.cluster.Runs(a.PubKey) { // --postgres: those running here
 			pks = append(pks, a.PubKey)
 		}
 	}
@@ -207,8 +199,8 @@ func (c *ServeCommand) respondDM(ctx context.Context, agent, from, text string) 
 // chatAnswer runs one message through the agent's chat (router and model
 // loop) and returns the answer; a revoked agent fails (agentd.ErrRevoked).
 func (c *ServeCommand) chatAnswer(ctx context.Context, agent, conversation, text string) (string, error) {
-	if c.shared != nil && c.isLocal(agent) && !c.runsHere(agent) { // --postgres: another instance runs it
-		return c.chatElsewhere(ctx, agent, conversation, text)
+	if c.isLocal(agent) && !c.cluster.Runs(agent) { // --postgres: another instance runs it
+		return c.cluster.Chat(ctx, agent, conversation, text)
 	}
 	r, err := c.daemon.Chat(ctx, agent, conversation, text)
 	return r.Answer, err
@@ -255,7 +247,7 @@ func (c *ServeCommand) followAgents(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-c.daemon.Changes():
-		case <-c.sharedChanged(): // --postgres: an agent started or stopped here
+		case <-c.cluster.Changed(): // --postgres: an agent started or stopped here
 			if err := c.pickupTasks(ctx); err != nil && ctx.Err() == nil {
 				slog.Warn("picking up the tasks of the agents running here", "err", err)
 			}
@@ -284,7 +276,7 @@ func (c *ServeCommand) agentsChanged(ctx context.Context) {
 			slog.Warn("heartbeat after an agent change", "err", err)
 		}
 	}
-	c.contextVMChanged()
+	c.rt.cvmAnn.Changed()
 	for _, pk := range c.agentKeys() {
 		if err := c.rt.dm.Announce(ctx, pk); err != nil {
 			slog.Warn("announcing the agent's DM relays", "agent", pk, "err", err)

@@ -58,13 +58,6 @@ func (c *ServeCommand) dmKnown(ctx context.Context, agent, from string) bool {
 	return d.Knows(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
 }
 
-// dmAdmits reports whether the "dm" policy lets from talk to agent at all
-// (a stranger it refuses is dropped before any cost; dmAllowed, in the
-// Responder, still refuses for a revoked agent).
-func (c *ServeCommand) dmAdmits(ctx context.Context, agent, from string) bool {
-	return c.dmAllowed(ctx, agent, from)
-}
-
 // a2aKnown is dmKnown for kind-25910 callers ("a2a"'s allow list).
 func (c *ServeCommand) a2aKnown(ctx context.Context, agent, from string) bool {
 	var d serveSenders
