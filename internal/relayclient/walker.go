@@ -1,0 +1,129 @@
+package relayclient
+
+import (
+	"context"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// walker is the state of one Walk: the oldest second read so far (until,
+// once bounded) and the ids of its events already handed on.
+type walker struct {
+	p       Paging
+	since   *nostr.Timestamp
+	until   nostr.Timestamp
+	bounded bool
+	atIDs   map[string]bool
+	done    Walked
+}
+
+// filter is f for the next page: at or before until, with a limit of a
+// page more than the events of until already read.
+func (w *walker) filter(f nostr.Filter) nostr.Filter {
+	f.Limit, f.LimitZero = len(w.atIDs)+w.p.Page, false
+	f.Until = nil
+	if w.bounded {
+		until := w.until
+		f.Until = &until
+	}
+	return f
+}
+
+// step sends one query, hands on its new events and moves the cursor; more
+// is false when the walk is over.
+func (w *walker) step(ctx context.Context, q Querier, f nostr.Filter, fn func([]*nostr.Event) error) (more bool, err error) {
+	page, err := q.QuerySync(ctx, f)
+	if err != nil {
+		return false, err
+	}
+	w.done.Pages++
+	kept, fresh := w.sort(page)
+	if left := w.p.MaxEvents - w.done.Events; w.p.MaxEvents > 0 && len(fresh) >= left {
+		fresh, w.done.Cut = fresh[:left], true
+	}
+	if len(fresh) > 0 {
+		w.done.Events += len(fresh)
+		if err := fn(fresh); err != nil {
+			return false, err
+		}
+	}
+	if w.done.Cut || len(page) < w.p.Page || len(kept) == 0 {
+		return false, nil
+	}
+	return w.advance(kept, len(fresh))
+}
+
+// sort keeps the events of page at or before until (a relay that ignores
+// until cannot loop the walk) and picks those not handed on before.
+func (w *walker) sort(page []*nostr.Event) (kept, fresh []*nostr.Event) {
+	for _, evt := range page {
+		if w.bounded && evt.CreatedAt > w.until {
+			continue
+		}
+		kept = append(kept, evt)
+		if !w.bounded || evt.CreatedAt != w.until || !w.atIDs[evt.ID] {
+			fresh = append(fresh, evt)
+		}
+	}
+	return kept, fresh
+}
+
+// advance moves until to the oldest second of a full page and remembers
+// the page's events of that second, or leaves the rest of a second that
+// cannot be read on (see Walk).
+func (w *walker) advance(kept []*nostr.Event, fresh int) (more bool, err error) {
+	oldest := kept[0].CreatedAt
+	for _, evt := range kept {
+		oldest = min(oldest, evt.CreatedAt)
+	}
+	if fresh == 0 {
+		if oldest != w.until {
+			return false, nil // nothing new, nothing older: the relay has no more
+		}
+		return w.skip("the relay answers no more of one second than this")
+	}
+	if !w.bounded || oldest != w.until {
+		w.until, w.bounded, w.atIDs = oldest, true, map[string]bool{}
+	}
+	for _, evt := range kept {
+		if evt.CreatedAt == oldest {
+			w.atIDs[evt.ID] = true
+		}
+	}
+	switch {
+	case len(w.atIDs) >= w.p.MaxSecond:
+		return w.skip("the walk read the most it reads of one second")
+	case w.p.MaxQueryBytes > 0 && (len(w.atIDs)+w.p.Page)*avgSize(kept) > w.p.MaxQueryBytes:
+		return w.skip("the next query would exceed the walk's memory budget")
+	}
+	return true, nil
+}
+
+// skip leaves the rest of second until and goes on before it.
+func (w *walker) skip(why string) (more bool, err error) {
+	w.done.Skipped++
+	if w.p.OnSkip != nil {
+		if err := w.p.OnSkip(w.until, len(w.atIDs), why); err != nil {
+			return false, err
+		}
+	}
+	if w.until <= 0 || (w.since != nil && w.until <= *w.since) {
+		return false, nil
+	}
+	w.until, w.atIDs = w.until-1, nil
+	return true, nil
+}
+
+// avgSize estimates the bytes one event of page takes.
+func avgSize(page []*nostr.Event) int {
+	total := 0
+	for _, evt := range page {
+		total += 200 + len(evt.Content)
+		for _, tag := range evt.Tags {
+			for _, v := range tag {
+				total += 16 + len(v)
+			}
+		}
+	}
+	return total / max(len(page), 1)
+}
