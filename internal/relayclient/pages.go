@@ -27,8 +27,6 @@ func (f QueryFunc) QuerySync(ctx context.Context, filter nostr.Filter) ([]*nostr
 // DefaultPage, at most DefaultPage·10 events of any one second.
 type Paging struct {
 	// Page is how many new events a query asks for (DefaultPage when 0).
-	// The relay must answer that many when it holds them: a page shorter
-	// than Page ends the walk.
 	Page int
 	// MaxSecond is the most events of one second the walk reads (10·Page
 	// when 0): each query into a second asks again for the ones of it
@@ -71,13 +69,19 @@ type Walked struct {
 // so far. The events of that second already read are remembered and the
 // next query's limit grows by their count, so a second holding more than
 // a page (a flood stamped with one second) is read through, never looped
-// on nor skipped — up to Paging.MaxSecond (and MaxQueryBytes), past which,
-// or when the relay answers no more of one second than a page, the rest
-// of that second is left (OnSkip) and the older seconds are read on.
+// on nor skipped — up to Paging.MaxSecond (and MaxQueryBytes), past which
+// the rest of that second is left (OnSkip) and the older seconds are read
+// on. A relay that caps its answers below what the walk asks (its
+// max_limit) is read through as well, a page of its size at a time; when
+// it answers no more of one second than its cap, the rest of that second
+// is left likewise (OnSkip is told once older events show the cap).
 //
-// The walk ends at a page shorter than Page, when a page brings nothing
-// new and older, at Paging.MaxEvents or MaxPages, or with the first error
-// of q, fn, OnSkip or ctx.
+// The walk ends at a page shorter than a limit the relay was seen to
+// honour, at a page that brings nothing new and nothing older, at
+// Paging.MaxEvents or MaxPages, or with the first error of q, fn, OnSkip
+// or ctx. (Ending at the first short page would trust the relay to
+// answer every limit in full: the last page or two of a walk are small
+// queries that make sure.)
 func Walk(ctx context.Context, q Querier, filter nostr.Filter, p Paging, fn func(page []*nostr.Event) error) (Walked, error) {
 	w := walker{p: p.orDefault(), since: filter.Since}
 	for {

@@ -232,3 +232,18 @@ func TestWalk_cancel(t *testing.T) {
 		t.Fatalf("cancelled on page 2: Walked %+v, %v; want context.Canceled after 2 pages", done, err)
 	}
 }
+
+// A relay capping every answer below the page (max_limit 7, pages of 40)
+// is read through, a few events at a time, each once.
+func TestWalk_relayCapBelowThePage(t *testing.T) {
+	lim := relay.DefaultLimits
+	lim.MaxLimit, lim.DefaultLimit = 7, 7
+	r := testrelay.Open(t, relay.Config{Limits: lim})
+	c := newCrowd(t, 5)
+	store(t, r, c.all())
+	got, done := walkAll(t, r, relayclient.Paging{Page: 40})
+	everyOnce(t, got, c.all())
+	if done.Skipped != 0 || done.Cut || done.Pages < 3 {
+		t.Errorf("Walked = %+v, want nothing skipped or cut, in 3 pages or more", done)
+	}
+}

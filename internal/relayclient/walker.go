@@ -2,6 +2,7 @@ package relayclient
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -14,7 +15,19 @@ type walker struct {
 	until   nostr.Timestamp
 	bounded bool
 	atIDs   map[string]bool
+	honours int       // the largest answer the relay gave: it answers at least this many
+	left    *leftover // a second left unread, maybe: reported if older events follow
 	done    Walked
+}
+
+// leftover is a second whose rest may be unread: the relay answered
+// fewer events than asked, all of that second and all read already,
+// which is what a relay holding no more answers, and what one capping
+// its answers there does.
+type leftover struct {
+	second nostr.Timestamp
+	read   int
+	cap    int
 }
 
 // filter is f for the next page: at or before until, with a limit of a
@@ -38,6 +51,9 @@ func (w *walker) step(ctx context.Context, q Querier, f nostr.Filter, fn func([]
 	}
 	w.done.Pages++
 	kept, fresh := w.sort(page)
+	if err := w.reportLeft(len(kept) > 0); err != nil {
+		return false, err
+	}
 	if left := w.p.MaxEvents - w.done.Events; w.p.MaxEvents > 0 && len(fresh) >= left {
 		fresh, w.done.Cut = fresh[:left], true
 	}
@@ -47,10 +63,24 @@ func (w *walker) step(ctx context.Context, q Querier, f nostr.Filter, fn func([]
 			return false, err
 		}
 	}
-	if w.done.Cut || len(page) < w.p.Page || len(kept) == 0 {
+	honoured := f.Limit <= w.honours // the relay answers this many: a short page is the end
+	w.honours = max(w.honours, len(page))
+	if w.done.Cut || len(kept) == 0 || (honoured && len(page) < f.Limit) {
 		return false, nil
 	}
-	return w.advance(kept, len(fresh))
+	return w.advance(kept, len(fresh), len(page) < f.Limit)
+}
+
+// reportLeft tells OnSkip of a leftover second once the next query found
+// older events: a relay holding no more of that second would have sent
+// them with it, so it caps its answers.
+func (w *walker) reportLeft(older bool) error {
+	l := w.left
+	w.left = nil
+	if l == nil || !older {
+		return nil
+	}
+	return w.skipped(l.second, l.read, fmt.Sprintf("the relay answers at most %d events a query", l.cap))
 }
 
 // sort keeps the events of page at or before until (a relay that ignores
@@ -68,19 +98,22 @@ func (w *walker) sort(page []*nostr.Event) (kept, fresh []*nostr.Event) {
 	return kept, fresh
 }
 
-// advance moves until to the oldest second of a full page and remembers
-// the page's events of that second, or leaves the rest of a second that
-// cannot be read on (see Walk).
-func (w *walker) advance(kept []*nostr.Event, fresh int) (more bool, err error) {
+// advance moves until to the oldest second of a page and remembers the
+// page's events of that second, or goes on before a second that cannot
+// be read on (see Walk). short: the page held fewer events than asked.
+func (w *walker) advance(kept []*nostr.Event, fresh int, short bool) (more bool, err error) {
 	oldest := kept[0].CreatedAt
 	for _, evt := range kept {
 		oldest = min(oldest, evt.CreatedAt)
 	}
-	if fresh == 0 {
-		if oldest != w.until {
-			return false, nil // nothing new, nothing older: the relay has no more
-		}
-		return w.skip("the relay answers no more of one second than this")
+	switch {
+	case fresh == 0 && oldest != w.until:
+		return false, nil // nothing new, nothing older: the relay has no more
+	case fresh == 0 && short:
+		w.left = &leftover{second: w.until, read: len(w.atIDs), cap: len(kept)}
+		return w.before()
+	case fresh == 0:
+		return w.skip("the relay answered the same events again")
 	}
 	if !w.bounded || oldest != w.until {
 		w.until, w.bounded, w.atIDs = oldest, true, map[string]bool{}
@@ -99,14 +132,26 @@ func (w *walker) advance(kept []*nostr.Event, fresh int) (more bool, err error) 
 	return true, nil
 }
 
-// skip leaves the rest of second until and goes on before it.
+// skip leaves the rest of second until, says so, and goes on before it.
 func (w *walker) skip(why string) (more bool, err error) {
-	w.done.Skipped++
-	if w.p.OnSkip != nil {
-		if err := w.p.OnSkip(w.until, len(w.atIDs), why); err != nil {
-			return false, err
-		}
+	if err := w.skipped(w.until, len(w.atIDs), why); err != nil {
+		return false, err
 	}
+	return w.before()
+}
+
+// skipped counts a second left and tells OnSkip.
+func (w *walker) skipped(second nostr.Timestamp, read int, why string) error {
+	w.done.Skipped++
+	if w.p.OnSkip == nil {
+		return nil
+	}
+	return w.p.OnSkip(second, read, why)
+}
+
+// before moves the cursor to the second before until, if the filter
+// reaches it.
+func (w *walker) before() (more bool, err error) {
 	if w.until <= 0 || (w.since != nil && w.until <= *w.since) {
 		return false, nil
 	}
