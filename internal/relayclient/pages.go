@@ -28,6 +28,11 @@ func (f QueryFunc) QuerySync(ctx context.Context, filter nostr.Filter) ([]*nostr
 type Paging struct {
 	// Page is how many new events a query asks for (DefaultPage when 0).
 	Page int
+	// Honours, when not 0, is a limit q is known to answer in full when
+	// it holds that many (its max_limit): a page shorter than a limit up
+	// to it ends the walk at once. Otherwise the walk learns it from the
+	// answers, at the cost of a query or two at the end.
+	Honours int
 	// MaxSecond is the most events of one second the walk reads (10·Page
 	// when 0): each query into a second asks again for the ones of it
 	// already read, so a second holding more (anyone chooses created_at)
@@ -83,7 +88,7 @@ type Walked struct {
 // answer every limit in full: the last page or two of a walk are small
 // queries that make sure.)
 func Walk(ctx context.Context, q Querier, filter nostr.Filter, p Paging, fn func(page []*nostr.Event) error) (Walked, error) {
-	w := walker{p: p.orDefault(), since: filter.Since}
+	w := walker{p: p.orDefault(), since: filter.Since, honours: p.Honours}
 	for {
 		if err := ctx.Err(); err != nil {
 			return w.done, err

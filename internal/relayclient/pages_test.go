@@ -247,3 +247,21 @@ func TestWalk_relayCapBelowThePage(t *testing.T) {
 		t.Errorf("Walked = %+v, want nothing skipped or cut, in 3 pages or more", done)
 	}
 }
+
+// A relay known to answer a page in full (Honours) ends the walk at the
+// first short page; one not known is asked again to make sure.
+func TestWalk_honours(t *testing.T) {
+	r := testrelay.Open(t)
+	c := newCrowd(t, 3)
+	store(t, r, c.all())
+	got, done := walkAll(t, r, relayclient.Paging{Page: 40, Honours: 40})
+	everyOnce(t, got, c.all())
+	if done.Pages != 1 {
+		t.Errorf("Honours 40: %d queries, want 1", done.Pages)
+	}
+	got, done = walkAll(t, r, relayclient.Paging{Page: 40})
+	everyOnce(t, got, c.all())
+	if done.Pages < 2 || done.Pages > 3 {
+		t.Errorf("no Honours: %d queries, want 2 or 3", done.Pages)
+	}
+}
