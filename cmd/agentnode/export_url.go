@@ -31,29 +31,36 @@ func exportURL(ctx context.Context, url string, filter nostr.Filter, visit func(
 		return err
 	}
 	defer conn.Close()
+	cap := maxLimit(ctx, url)
 	return exportPaged(ctx, func(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
 		return conn.Query(ctx, nostr.Filters{f})
-	}, filter, pageSize(ctx, url), visit)
+	}, filter, cap, visit)
 }
 
-// pageSize is exportPage, or less if the relay's NIP-11 document says its
-// max_limit is lower: a page is full only when it holds what was asked.
-func pageSize(ctx context.Context, url string) int {
+// maxLimit is the max_limit the relay's NIP-11 document states, 0 when it
+// states none: pages are exportPage or that if lower (a page is full only
+// when it holds what was asked), and an answer of that many events all of
+// one second is the relay's cap.
+func maxLimit(ctx context.Context, url string) int {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	info, err := nip11.Fetch(ctx, url)
 	if err != nil || info.Limitation == nil || info.Limitation.MaxLimit <= 0 {
-		return exportPage
+		return 0
 	}
-	return min(exportPage, info.Limitation.MaxLimit)
+	return info.Limitation.MaxLimit
 }
 
 // exportPaged pages through query's answers as described at exportURL,
-// asking for size events a page (query must answer that many when it has
-// them). It fails with errStuck rather than leave part of a second
-// unexported.
-func exportPaged(ctx context.Context, query func(context.Context, nostr.Filter) ([]*nostr.Event, error), filter nostr.Filter, size int, visit func(*nostr.Event) error) error {
-	_, err := relayclient.Walk(ctx, relayclient.QueryFunc(query), filter, relayclient.Paging{Page: size, Honours: size, MaxEvents: filter.Limit,
+// in pages of exportPage or cap if lower (query answers at most cap
+// events a query, 0: not known). It fails with errStuck rather than leave
+// part of a second unexported.
+func exportPaged(ctx context.Context, query func(context.Context, nostr.Filter) ([]*nostr.Event, error), filter nostr.Filter, cap int, visit func(*nostr.Event) error) error {
+	size := exportPage
+	if cap > 0 {
+		size = min(size, cap)
+	}
+	_, err := relayclient.Walk(ctx, relayclient.QueryFunc(query), filter, relayclient.Paging{Page: size, Honours: size, Cap: cap, MaxEvents: filter.Limit,
 		OnSkip: func(second nostr.Timestamp, read int, why string) error {
 			return fmt.Errorf("%w (%d at created_at %d; %s): export from the data directory (--data) instead", errStuck, read, second, why)
 		}}, func(page []*nostr.Event) error {

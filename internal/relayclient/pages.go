@@ -33,6 +33,12 @@ type Paging struct {
 	// to it ends the walk at once. Otherwise the walk learns it from the
 	// answers, at the cost of a query or two at the end.
 	Honours int
+	// Cap, when not 0, is the most events q answers a query (a relay's
+	// NIP-11 max_limit): an answer of Cap events, all of one second and
+	// all read, leaves the rest of that second at once (OnSkip). Without
+	// it, OnSkip hears of a capped second only once older events show the
+	// cap: the rest of a capped oldest second is left unreported.
+	Cap int
 	// MaxSecond is the most events of one second the walk reads (10·Page
 	// when 0): each query into a second asks again for the ones of it
 	// already read, so a second holding more (anyone chooses created_at)

@@ -189,6 +189,10 @@ func TestWalk_relayCapLeavesTheSecond(t *testing.T) {
 	if done.Skipped != 1 || len(got) != 5+60+5 {
 		t.Errorf("read %d events, Walked %+v; want the 10 outside the crowd, 60 of it and one second skipped", len(got), done)
 	}
+	got, done = walkAll(t, conn, relayclient.Paging{Page: 40, Cap: 60})
+	if done.Skipped != 1 || len(got) != 5+60+5 {
+		t.Errorf("Cap 60: read %d events, Walked %+v; want the same", len(got), done)
+	}
 	stop := errors.New("stop")
 	_, err = relayclient.Walk(ctx, conn, nostr.Filter{Kinds: []int{1}}, relayclient.Paging{Page: 40, OnSkip: func(nostr.Timestamp, int, string) error { return stop }}, func([]*nostr.Event) error { return nil })
 	if !errors.Is(err, stop) {
@@ -263,5 +267,20 @@ func TestWalk_honours(t *testing.T) {
 	everyOnce(t, got, c.all())
 	if done.Pages < 2 || done.Pages > 3 {
 		t.Errorf("no Honours: %d queries, want 2 or 3", done.Pages)
+	}
+}
+
+// A capped crowded second with nothing older: only Cap tells the walk
+// that the relay holds more of it.
+func TestWalk_cappedOldestSecond(t *testing.T) {
+	lim := relay.DefaultLimits
+	lim.MaxLimit = 60
+	r := testrelay.Open(t, relay.Config{Limits: lim})
+	store(t, r, newCrowd(t, 100).crowded)
+	if got, done := walkAll(t, r, relayclient.Paging{Page: 40, Cap: 60}); done.Skipped != 1 || len(got) != 60 {
+		t.Errorf("Cap 60: read %d, Walked %+v; want 60 and the rest of the second skipped", len(got), done)
+	}
+	if got, done := walkAll(t, r, relayclient.Paging{Page: 40}); done.Skipped != 0 || len(got) != 60 {
+		t.Errorf("no Cap: read %d, Walked %+v; want 60, the cap unseen", len(got), done)
 	}
 }

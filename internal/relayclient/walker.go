@@ -109,11 +109,11 @@ func (w *walker) advance(kept []*nostr.Event, fresh int, short bool) (more bool,
 	switch {
 	case fresh == 0 && oldest != w.until:
 		return false, nil // nothing new, nothing older: the relay has no more
-	case fresh == 0 && short && (w.p.Honours == 0 || len(kept) < w.p.Honours):
+	case fresh == 0 && short && (len(kept) < len(w.atIDs) || (w.p.Cap > 0 && len(kept) >= w.p.Cap)): // surely its cap
+		return w.skip(fmt.Sprintf("the relay answers at most %d events a query", len(kept)))
+	case fresh == 0 && short: // the relay holds no more of that second, or caps its answers there
 		w.left = &leftover{second: w.until, read: len(w.atIDs), cap: len(kept)}
 		return w.before()
-	case fresh == 0 && short: // as many as it is known to answer: its cap
-		return w.skip(fmt.Sprintf("the relay answers at most %d events a query", len(kept)))
 	case fresh == 0:
 		return w.skip("the relay answered the same events again")
 	}
