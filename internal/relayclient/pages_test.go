@@ -242,10 +242,10 @@ func TestWalk_cancel(t *testing.T) {
 func TestWalk_relayCapBelowThePage(t *testing.T) {
 	lim := relay.DefaultLimits
 	lim.MaxLimit, lim.DefaultLimit = 7, 7
-	r := testrelay.Open(t, relay.Config{Limits: lim})
+	url, r := testrelay.Serve(t, relay.Config{Limits: lim})
 	c := newCrowd(t, 5)
 	store(t, r, c.all())
-	got, done := walkAll(t, r, relayclient.Paging{Page: 40})
+	got, done := walkAll(t, dial(t, url), relayclient.Paging{Page: 40})
 	everyOnce(t, got, c.all())
 	if done.Skipped != 0 || done.Cut || done.Pages < 3 {
 		t.Errorf("Walked = %+v, want nothing skipped or cut, in 3 pages or more", done)
@@ -275,12 +275,26 @@ func TestWalk_honours(t *testing.T) {
 func TestWalk_cappedOldestSecond(t *testing.T) {
 	lim := relay.DefaultLimits
 	lim.MaxLimit = 60
-	r := testrelay.Open(t, relay.Config{Limits: lim})
+	url, r := testrelay.Serve(t, relay.Config{Limits: lim})
 	store(t, r, newCrowd(t, 100).crowded)
-	if got, done := walkAll(t, r, relayclient.Paging{Page: 40, Cap: 60}); done.Skipped != 1 || len(got) != 60 {
+	conn := dial(t, url)
+	if got, done := walkAll(t, conn, relayclient.Paging{Page: 40, Cap: 60}); done.Skipped != 1 || len(got) != 60 {
 		t.Errorf("Cap 60: read %d, Walked %+v; want 60 and the rest of the second skipped", len(got), done)
 	}
-	if got, done := walkAll(t, r, relayclient.Paging{Page: 40}); done.Skipped != 0 || len(got) != 60 {
+	if got, done := walkAll(t, conn, relayclient.Paging{Page: 40}); done.Skipped != 0 || len(got) != 60 {
 		t.Errorf("no Cap: read %d, Walked %+v; want 60, the cap unseen", len(got), done)
 	}
+}
+
+// dial connects to url until the test ends.
+func dial(t *testing.T, url string) *relayclient.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := relayclient.Dial(ctx, url, relayclient.Options{Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }
