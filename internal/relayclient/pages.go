@@ -73,8 +73,8 @@ type Walked struct {
 
 // Walk reads filter's matches from q newest first, page by page, and
 // hands each page's events not handed on before to fn (in q's order;
-// never an empty page). Its own until and limit replace filter's; filter's
-// since stays.
+// never an empty page). filter's since and until bound the walk; its
+// limit is the walk's own (set Paging.MaxEvents to bound the events).
 //
 // Pages go back with an inclusive until: the oldest second of the pages
 // so far. The events of that second already read are remembered and the
@@ -95,6 +95,9 @@ type Walked struct {
 // queries that make sure.)
 func Walk(ctx context.Context, q Querier, filter nostr.Filter, p Paging, fn func(page []*nostr.Event) error) (Walked, error) {
 	w := walker{p: p.orDefault(), since: filter.Since, honours: p.Honours}
+	if filter.Until != nil {
+		w.until, w.bounded = *filter.Until, true
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return w.done, err

@@ -298,3 +298,42 @@ func dial(t *testing.T, url string) *relayclient.Conn {
 	t.Cleanup(func() { conn.Close() })
 	return conn
 }
+
+// The filter's until and since bound the walk.
+func TestWalk_filterWindow(t *testing.T) {
+	r := testrelay.Open(t)
+	c := newCrowd(t, 50)
+	store(t, r, c.all())
+	until, since := c.second, c.second-2
+	got, _, err := relayclient.All(context.Background(), r, nostr.Filter{Kinds: []int{1}, Until: &until, Since: &since}, relayclient.Paging{Page: 20})
+	if err != nil || len(got) != 52 {
+		t.Fatalf("until the crowded second, since 2 before: %d events, %v; want 52", len(got), err)
+	}
+	for _, evt := range got {
+		if evt.CreatedAt > until || evt.CreatedAt < since {
+			t.Fatalf("event at %d outside [%d, %d]", evt.CreatedAt, since, until)
+		}
+	}
+}
+
+// After a second is left, the walk goes on into the second just before
+// it, crowded too.
+func TestWalk_twoCrowdedSecondsInARow(t *testing.T) {
+	r := testrelay.Open(t)
+	k := testkit.NewKey(t)
+	at := nostr.Timestamp(time.Now().Add(-time.Hour).Unix())
+	first, second := signedAt(t, k, at, 120, "first"), signedAt(t, k, at-1, 70, "second")
+	store(t, r, append(first, second...))
+	got, done := walkAll(t, r, relayclient.Paging{Page: 20, MaxSecond: 60})
+	if done.Skipped != 2 {
+		t.Errorf("Walked %+v, want both seconds skipped past 60", done)
+	}
+	for _, evt := range append(first, second...) {
+		if got[evt.ID] > 1 {
+			t.Fatalf("event read %d times", got[evt.ID])
+		}
+	}
+	if len(got) < 120 {
+		t.Errorf("read %d, want at least 60 of each second", len(got))
+	}
+}

@@ -117,7 +117,7 @@ func (w *walker) advance(kept []*nostr.Event, fresh int, short bool) (more bool,
 	case fresh == 0:
 		return w.skip("the relay answered the same events again")
 	}
-	if !w.bounded || oldest != w.until {
+	if w.atIDs == nil || oldest != w.until {
 		w.until, w.bounded, w.atIDs = oldest, true, map[string]bool{}
 	}
 	for _, evt := range kept {
