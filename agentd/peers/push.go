@@ -9,6 +9,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/backoff"
 	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
@@ -128,7 +129,7 @@ func (p *peer) localPages(ctx context.Context, f nostr.Filter, since nostr.Times
 // rate limit waits and tries again; anything else ends the session and
 // lowers the watermarks so that evt is pushed again.
 func (p *peer) pushOne(ctx context.Context, conn *relayclient.Conn, evt *nostr.Event, outbox []keyed) error {
-	for {
+	for try := 0; ; try++ {
 		err := publish(ctx, conn, evt, p.s.cfg.PublishTimeout)
 		switch classify(err) {
 		case accepted:
@@ -142,7 +143,7 @@ func (p *peer) pushOne(ctx context.Context, conn *relayclient.Conn, evt *nostr.E
 			p.pushed(evt, outbox, true)
 			return nil
 		case retryLater:
-			if !sleep(ctx, p.s.cfg.Backoff.Min) {
+			if !backoff.Sleep(ctx, p.s.cfg.Backoff.Delay(try)) {
 				return context.Cause(ctx)
 			}
 		default:
