@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/state/schema"
 	"github.com/agentnode/agentnode/agentd/state/store"
+	"github.com/agentnode/agentnode/internal/backoff"
 	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
@@ -22,24 +23,16 @@ var errSelf = errors.New("replicate: own op event")
 
 // puller pulls from one link until ctx ends: a catch-up from the
 // persisted cursor, then a live subscription; when that ends (connection
-// lost), it starts over after a back-off.
+// lost), it starts over after a back-off (backoff.Loop; a pull that ran
+// longer than RetryMax counts as healthy: its failure is a fresh one).
 func (r *Replicator) puller(ctx context.Context, l Link) {
-	wait := r.cfg.RetryMin
-	for ctx.Err() == nil {
+	r.retry().Loop(ctx, func(ctx context.Context) (bool, error) {
 		began := time.Now()
 		err := r.pullOnce(ctx, l)
-		if ctx.Err() != nil {
-			return
-		}
-		if time.Since(began) > r.cfg.RetryMax {
-			wait = r.cfg.RetryMin // it ran fine for a while: a fresh failure
-		}
-		r.log.Warn("replicate: pull ended; resuming", "link", l.Name, "in", wait, "err", err)
-		if !sleep(ctx, wait) {
-			return
-		}
-		wait = r.backoff(wait)
-	}
+		return time.Since(began) > r.cfg.RetryMax, err
+	}, func(rt backoff.Retry) {
+		r.log.Warn("replicate: pull ended; resuming", "link", l.Name, "in", rt.Wait, "err", rt.Err)
+	})
 }
 
 // pullOnce follows one link until the subscription or ctx ends. It opens
