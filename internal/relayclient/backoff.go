@@ -1,6 +1,7 @@
 package relayclient
 
 import (
+	"context"
 	"time"
 
 	"github.com/agentnode/agentnode/internal/backoff"
@@ -13,8 +14,9 @@ type Backoff = backoff.Backoff
 // DefaultBackoff is backoff.Default.
 var DefaultBackoff = backoff.Default
 
-// Sleep is backoff.Sleep.
-var Sleep = backoff.Sleep
+// Sleep is backoff.Sleep: it waits d or until ctx ends and reports
+// whether d passed.
+func Sleep(ctx context.Context, d time.Duration) bool { return backoff.Sleep(ctx, d) }
 
 // redialBackoff spaces Relay's dials after a failed one (short: a caller
 // waits for it).
