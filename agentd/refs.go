@@ -11,41 +11,17 @@ import (
 	"github.com/agentnode/agentnode/events"
 )
 
-// DefinitionRef names a definition: one version by event id, or the latest
-// version of author's definition with slug (or title, for definitions of
-// the original shape).
-type DefinitionRef struct {
-	ID     string
-	Author string
-	Slug   string
-}
+// DefinitionRef names a definition (events.DefinitionRef).
+type DefinitionRef = events.DefinitionRef
 
-func (r DefinitionRef) String() string {
-	if r.ID != "" {
-		return r.ID
-	}
-	return r.Author + ":" + r.Slug
-}
-
-// ParseDefinitionRef accepts an nevent, note or 64-hex id; a kind-4199
-// naddr; or author:slug with the author as npub or hex (the latest version).
+// ParseDefinitionRef is events.ParseDefinitionRef with its error an
+// ErrBadRequest too.
 func ParseDefinitionRef(s string) (DefinitionRef, error) {
-	if left, slug, ok := strings.Cut(strings.TrimSpace(s), ":"); ok && slug != "" {
-		if author, err := events.ParsePubKey(left); err == nil {
-			return DefinitionRef{Author: author, Slug: slug}, nil
-		}
-	}
-	ref, err := events.ParseRef(s)
+	ref, err := events.ParseDefinitionRef(s)
 	if err != nil {
-		return DefinitionRef{}, fmt.Errorf("%w: definition: %v (or npub:slug)", ErrBadRequest, err)
+		return DefinitionRef{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	if ref.ID != "" {
-		return DefinitionRef{ID: ref.ID}, nil
-	}
-	if ref.Kind != events.KindDefinition || ref.Identifier == "" {
-		return DefinitionRef{}, fmt.Errorf("%w: definition: naddr of kind %d: want kind %d with an identifier", ErrBadRequest, ref.Kind, events.KindDefinition)
-	}
-	return DefinitionRef{Author: ref.Author, Slug: ref.Identifier}, nil
+	return ref, nil
 }
 
 // definitionFetchLimit bounds the versions read for one author.

@@ -4,50 +4,20 @@ import (
 	"context"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // fetch reads up to max events matching f, newest first, in pages of
-// Limits.Page walking back with "until". It stops at a short page. A full
-// page made only of events already seen (a same-second pile-up larger than a
-// page) steps one second back, which may skip events: that, and reaching
-// max, mark the evidence truncated.
+// Limits.Page, which the Querier answers in full (relayclient.Walk: a second holding more than a page is
+// read through, up to ten pages of it). Reaching max, or leaving the rest
+// of a crowded second, marks the evidence truncated.
 func (g *gatherer) fetch(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error) {
-	seen := map[string]bool{}
-	var out []*nostr.Event
-	for len(out) < max {
-		f.Limit = min(g.lim.Page, max-len(out))
-		page, err := g.q.QuerySync(ctx, f)
-		if err != nil {
-			return out, err
-		}
-		fresh, oldest := addNew(&out, seen, page)
-		if len(page) < f.Limit {
-			return out, nil
-		}
-		until := oldest
-		if fresh == 0 {
-			until, g.ev.Truncated = oldest-1, true
-		}
-		f.Until = &until
+	out, done, err := relayclient.All(ctx, g.q, f, relayclient.Paging{Page: g.lim.Page, Honours: g.lim.Page, MaxEvents: max})
+	if done.Cut || done.Skipped > 0 {
+		g.ev.Truncated = true
 	}
-	g.ev.Truncated = true
-	return out, nil
-}
-
-// addNew appends the events of page not yet seen; it returns how many were
-// new and the oldest created_at in the page.
-func addNew(out *[]*nostr.Event, seen map[string]bool, page []*nostr.Event) (fresh int, oldest nostr.Timestamp) {
-	for i, evt := range page {
-		if i == 0 || evt.CreatedAt < oldest {
-			oldest = evt.CreatedAt
-		}
-		if !seen[evt.ID] {
-			seen[evt.ID] = true
-			*out = append(*out, evt)
-			fresh++
-		}
-	}
-	return fresh, oldest
+	return out, err
 }
 
 // fetchBatched runs fetch once per batch of keys (ids or pubkeys), with the

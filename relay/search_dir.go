@@ -6,13 +6,12 @@ import (
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/index"
+
+	"github.com/agentnode/agentnode/internal/backoff"
 )
 
-// Waits after a failed search index persist.
-const (
-	persistBackoffMin = 50 * time.Millisecond
-	persistBackoffMax = time.Second
-)
+// persistRetry spaces the retries of a failed search index persist.
+var persistRetry = backoff.Backoff{Min: 50 * time.Millisecond, Max: time.Second}
 
 // searchConfig is bluge's default configuration for path with a
 // backoffDir in place of its file system directory.
@@ -40,7 +39,7 @@ func (d *backoffDir) Persist(kind string, id uint64, w index.WriterTo, closeCh c
 		d.failures.Store(0)
 		return nil
 	}
-	wait := min(persistBackoffMin<<min(d.failures.Add(1)-1, 10), persistBackoffMax)
+	wait := persistRetry.Delay(int(d.failures.Add(1)) - 1)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {

@@ -3,9 +3,12 @@ package directory
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/agentnode/agentnode/events"
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // loadPage is how many new events one query of the start-up load asks
@@ -41,26 +44,19 @@ func (d *Directory) load(ctx context.Context) error {
 	return nil
 }
 
-// loadAll pages backwards through f's matches with a cursor (cursor.go)
-// and ingests each event once.
+// loadAll walks f's matches newest first (relayclient.Walk) and ingests
+// each event once. A second too large for loadBudget is left there (it is
+// logged), never the seconds before it.
 func (d *Directory) loadAll(ctx context.Context, f nostr.Filter) error {
-	var cur loadCursor
-	for {
-		q := cur.filter(f)
-		evts, err := d.cfg.Source.QuerySync(ctx, q)
-		if err != nil {
-			return err
+	_, err := relayclient.Walk(ctx, d.cfg.Source, f, relayclient.Paging{Page: loadPage, MaxSecond: math.MaxInt, MaxQueryBytes: loadBudget,
+		OnSkip: func(second nostr.Timestamp, read int, why string) error {
+			d.log.Warn("directory: load skips the rest of a crowded second", "kinds", f.Kinds, "created_at", second, "read", read, "why", why)
+			return nil
+		}}, func(page []*nostr.Event) error {
+		for _, evt := range page {
+			d.ingest(evt)
 		}
-		for _, evt := range evts {
-			if !cur.seen(evt) {
-				d.ingest(evt)
-			}
-		}
-		if len(evts) < q.Limit {
-			return nil // the store holds nothing more at or before the cursor
-		}
-		if skipped := cur.advance(evts); skipped != "" {
-			d.log.Warn("directory: load skips the rest of a crowded second", "kinds", f.Kinds, "created_at", cur.until+1, "why", skipped)
-		}
-	}
+		return nil
+	})
+	return err
 }

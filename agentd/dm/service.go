@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // Service answers NIP-17 DMs to local agents. New builds it and starts
@@ -183,38 +185,24 @@ func (s *Service) catchUp(ctx context.Context) error {
 const catchUpPage = 500
 
 // eachStoredWrap calls fn with every stored wrap to agent created since,
-// newest first, one page at a time. Pages go back with until; the events
-// of the boundary second already seen are remembered and the next page's
-// limit grows by their count, so a second holding more than a page of
-// wraps (anyone chooses created_at) is read through, never given up on.
+// newest first, one page at a time (relayclient.Walk: a second holding
+// more than a page of wraps, which anyone can stamp, is read through up
+// to maxCatchUpSecond of them; then the older seconds are read on).
 func (s *Service) eachStoredWrap(ctx context.Context, agent string, since nostr.Timestamp, fn func(context.Context, *nostr.Event) error) error {
-	f := nostr.Filter{Kinds: []int{nostr.KindGiftWrap}, Tags: nostr.TagMap{"p": {agent}}, Since: &since, Limit: catchUpPage}
-	var b boundary
-	for {
-		page, err := s.cfg.Source.QuerySync(ctx, f)
-		if err != nil {
-			return err
-		}
-		fresh := 0
+	f := nostr.Filter{Kinds: []int{nostr.KindGiftWrap}, Tags: nostr.TagMap{"p": {agent}}, Since: &since}
+	_, err := relayclient.Walk(ctx, s.cfg.Source, f, relayclient.Paging{Page: catchUpPage, MaxSecond: maxCatchUpSecond,
+		OnSkip: func(second nostr.Timestamp, read int, why string) error {
+			s.cfg.Logger.Warn("dm: catch-up leaves the rest of a crowded second", "agent", agent, "second", second, "read", read, "why", why)
+			return nil
+		}}, func(page []*nostr.Event) error {
 		for _, evt := range page {
-			if b.seen(evt) {
-				continue
-			}
-			fresh++
 			if err := fn(ctx, evt); err != nil {
 				return err
 			}
 		}
-		if len(page) < f.Limit || fresh == 0 {
-			return nil
-		}
-		until := b.next(page)
-		if len(b.ids) >= maxCatchUpSecond { // a flood stamped with one second: go on with the older ones
-			s.cfg.Logger.Warn("dm: catch-up read the most it reads of one second; the rest of it is left", "agent", agent, "second", until, "read", len(b.ids))
-			until, b.ids = until-1, nil
-		}
-		f.Until, f.Limit = &until, catchUpPage+len(b.ids)
-	}
+		return nil
+	})
+	return err
 }
 
 // maxCatchUpSecond is how many wraps of one second a catch-up reads: each
@@ -222,34 +210,3 @@ func (s *Service) eachStoredWrap(ctx context.Context, agent string, since nostr.
 // more (anyone chooses created_at) would cost memory and time that grow
 // with the flood; older seconds are read on.
 const maxCatchUpSecond = 10 * catchUpPage
-
-// boundary is the oldest second of the pages read so far and the ids of
-// its events already read.
-type boundary struct {
-	at  nostr.Timestamp
-	ids map[string]struct{}
-}
-
-// seen reports whether evt, of the boundary second, was read already.
-func (b *boundary) seen(evt *nostr.Event) bool {
-	if b.ids == nil || evt.CreatedAt != b.at {
-		return false
-	}
-	_, ok := b.ids[evt.ID]
-	return ok
-}
-
-// next moves the boundary to page's oldest second, remembers the page's
-// events of that second and returns it (the next page's until).
-func (b *boundary) next(page []*nostr.Event) nostr.Timestamp {
-	last := page[len(page)-1].CreatedAt
-	if b.ids == nil || last != b.at {
-		b.at, b.ids = last, map[string]struct{}{}
-	}
-	for _, evt := range page {
-		if evt.CreatedAt == last {
-			b.ids[evt.ID] = struct{}{}
-		}
-	}
-	return last
-}

@@ -11,14 +11,14 @@ import (
 )
 
 // backfill fetches, for every track whose catch-up filled its page, the
-// older pages (until = the oldest event seen, inclusive) until a page
-// comes back short. A page that holds a single second is asked again with
-// a larger limit, up to what the peer honours; past that the rest of that
-// second is skipped, with a warning.
+// older pages (relayclient.Walk from the oldest event seen, inclusive): a
+// second holding more than a page is read through by the ids already
+// read, up to ten pages of it and what the peer answers in one query;
+// past that the rest of that second is skipped, with a warning.
 func (p *peer) backfill(ctx context.Context, conn *relayclient.Conn, lim limits, tracks []track) error {
 	for i := range tracks {
 		t := &tracks[i]
-		if t.count < lim.page {
+		if t.count < lim.page || t.oldest <= 0 || t.oldest < t.since {
 			continue
 		}
 		if err := p.backfillTrack(ctx, conn, lim, t, tracks); err != nil {
@@ -29,33 +29,20 @@ func (p *peer) backfill(ctx context.Context, conn *relayclient.Conn, lim limits,
 }
 
 func (p *peer) backfillTrack(ctx context.Context, conn *relayclient.Conn, lim limits, t *track, tracks []track) error {
-	until, limit := t.oldest, lim.page
-	for until > 0 && until >= t.since {
-		evts, err := p.fetch(ctx, conn, withWindow(t.filter, t.since, until, limit))
-		if err != nil {
-			return err
-		}
+	query := relayclient.QueryFunc(func(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) { return p.fetch(ctx, conn, f) })
+	_, err := relayclient.Walk(ctx, query, withWindow(t.filter, t.since, t.oldest, lim.page), relayclient.Paging{Page: lim.page, Honours: lim.page,
+		OnSkip: func(second nostr.Timestamp, read int, why string) error {
+			p.log.Warn("backfill skips the rest of a crowded second", "second", second, "read", read, "why", why)
+			return nil
+		}}, func(evts []*nostr.Event) error {
 		for _, evt := range evts {
 			if err := p.take(ctx, evt, tracks, false); err != nil {
 				return err
 			}
 		}
-		if len(evts) < limit {
-			return nil
-		}
-		oldest := oldestOf(evts)
-		switch {
-		case oldest < until:
-			until = oldest
-		case limit < lim.max:
-			limit = min(limit*4, lim.max)
-		default:
-			p.log.Warn("more events in one second than the peer serves in one query: skipping the rest",
-				"second", until, "limit", limit)
-			until--
-		}
-	}
-	return nil
+		return nil
+	})
+	return err
 }
 
 // fetch runs one query on conn and returns what the peer stored, up to
@@ -75,12 +62,4 @@ func (p *peer) fetch(ctx context.Context, conn *relayclient.Conn, f nostr.Filter
 		return nil, fmt.Errorf("peers: query: %w", err)
 	}
 	return evts, nil
-}
-
-func oldestOf(evts []*nostr.Event) nostr.Timestamp {
-	oldest := evts[0].CreatedAt
-	for _, e := range evts[1:] {
-		oldest = min(oldest, e.CreatedAt)
-	}
-	return oldest
 }

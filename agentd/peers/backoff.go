@@ -1,10 +1,10 @@
 package peers
 
-import "github.com/agentnode/agentnode/internal/relayclient"
+import "github.com/agentnode/agentnode/internal/backoff"
 
 // Backoff is the reconnect schedule: Min, then doubling up to Max, each
-// wait jittered down by up to half (relayclient.Backoff).
-type Backoff = relayclient.Backoff
+// wait jittered down by up to half (backoff.Backoff).
+type Backoff = backoff.Backoff
 
 // DefaultBackoff is used when Config.Backoff is zero.
-var DefaultBackoff = relayclient.DefaultBackoff
+var DefaultBackoff = backoff.Default

@@ -12,8 +12,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
 
+	"github.com/agentnode/agentnode/internal/backoff"
 	"github.com/agentnode/agentnode/internal/redact"
-	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // peer is one followed relay: a reconnect loop around sessions.
@@ -46,32 +46,22 @@ func newPeer(s *Syncer, url string) *peer {
 }
 
 // run connects, syncs until the connection ends, waits, and again, until
-// ctx ends. The backoff restarts after every session that caught up.
+// ctx ends (backoff.Loop). The backoff restarts after every session that
+// caught up.
 func (p *peer) run(ctx context.Context) {
 	p.loadMarks(ctx)
 	defer p.save(context.WithoutCancel(ctx))
-	for attempt := 0; ; attempt++ {
-		caughtUp, err := p.session(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		if caughtUp {
-			attempt = 0
-		}
-		p.stats.setError(err)
-		wait := p.s.cfg.Backoff.Delay(attempt)
+	p.s.cfg.Backoff.Loop(ctx, p.session, func(r backoff.Retry) {
+		p.stats.setError(r.Err)
 		level := slog.LevelInfo // a session that ended after catching up
 		switch {
-		case attempt > 0: // still down: said once already
+		case r.Attempt > 0: // still down: said once already
 			level = slog.LevelDebug
-		case !caughtUp: // unreachable, or dropped before catching up: the operator should know
+		case !r.Healthy: // unreachable, or dropped before catching up: the operator should know
 			level = slog.LevelWarn
 		}
-		p.log.Log(ctx, level, "peer session ended", "err", err, "retry_in", wait.Round(time.Millisecond))
-		if !sleep(ctx, wait) {
-			return
-		}
-	}
+		p.log.Log(ctx, level, "peer session ended", "err", r.Err, "retry_in", r.Wait.Round(time.Millisecond))
+	})
 }
 
 // session is one connection: pull, push and save run side by side until
@@ -156,7 +146,6 @@ func (p *peer) saveLoop(ctx context.Context) {
 }
 
 // sleep waits d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool { return relayclient.Sleep(ctx, d) }
 
 // errResubscribe and errResync end a pull or push pass to start a new one.
 var (

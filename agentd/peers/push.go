@@ -9,6 +9,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/backoff"
 	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
@@ -104,33 +105,23 @@ func (p *peer) pending(ctx context.Context, outbox []keyed, page int) ([]*nostr.
 	return out, nil
 }
 
-// localPages adds to seen every local event matching f from since on.
+// localPages adds to seen every local event matching f from since on
+// (relayclient.Walk; the local store answers a page in full).
 func (p *peer) localPages(ctx context.Context, f nostr.Filter, since nostr.Timestamp, page int, seen map[string]*nostr.Event) error {
-	var until nostr.Timestamp
-	for {
-		evts, err := p.s.cfg.Local.QuerySync(ctx, withWindow(f, since, until, page))
-		if err != nil {
-			return fmt.Errorf("peers: local query: %w", err)
-		}
-		fresh := 0
+	_, err := relayclient.Walk(ctx, p.s.cfg.Local, withWindow(f, since, 0, page), relayclient.Paging{Page: page, Honours: page,
+		OnSkip: func(second nostr.Timestamp, read int, why string) error {
+			p.log.Warn("outbox catch-up leaves the rest of a crowded second", "second", second, "read", read, "why", why)
+			return nil
+		}}, func(evts []*nostr.Event) error {
 		for _, evt := range evts {
-			if _, ok := seen[evt.ID]; !ok {
-				seen[evt.ID] = evt
-				fresh++
-			}
+			seen[evt.ID] = evt
 		}
-		if len(evts) < page || fresh == 0 {
-			return nil
-		}
-		oldest := oldestOf(evts)
-		if oldest == until {
-			oldest-- // a page full of one second: the local store caps us, skip on
-		}
-		if oldest < since || oldest <= 0 {
-			return nil
-		}
-		until = oldest
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("peers: local query: %w", err)
 	}
+	return nil
 }
 
 // pushOne publishes evt to the peer and moves the push watermarks of the
@@ -138,7 +129,7 @@ func (p *peer) localPages(ctx context.Context, f nostr.Filter, since nostr.Times
 // rate limit waits and tries again; anything else ends the session and
 // lowers the watermarks so that evt is pushed again.
 func (p *peer) pushOne(ctx context.Context, conn *relayclient.Conn, evt *nostr.Event, outbox []keyed) error {
-	for {
+	for try := 0; ; try++ {
 		err := publish(ctx, conn, evt, p.s.cfg.PublishTimeout)
 		switch classify(err) {
 		case accepted:
@@ -152,7 +143,7 @@ func (p *peer) pushOne(ctx context.Context, conn *relayclient.Conn, evt *nostr.E
 			p.pushed(evt, outbox, true)
 			return nil
 		case retryLater:
-			if !sleep(ctx, p.s.cfg.Backoff.Min) {
+			if !backoff.Sleep(ctx, p.s.cfg.Backoff.Delay(try)) {
 				return context.Cause(ctx)
 			}
 		default:

@@ -11,16 +11,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentnode/agentnode/internal/backoff"
 )
 
 // Retry policy for 429 and 5xx answers.
 const (
-	maxAttempts   = 4                      // the first request plus three retries
-	baseBackoff   = 200 * time.Millisecond // doubled after each retry
-	maxBackoff    = 10 * time.Second       // cap, Retry-After included
-	maxErrorBody  = 64 << 10               // read at most this much of an error body
-	maxReplyBytes = 16 << 20               // and of a success body
+	maxAttempts   = 4        // the first request plus three retries
+	maxErrorBody  = 64 << 10 // read at most this much of an error body
+	maxReplyBytes = 16 << 20 // and of a success body
 )
+
+// retrySchedule spaces the retries: 200 ms doubling, jittered, and at most
+// 10 s, a server's Retry-After included.
+var retrySchedule = backoff.Backoff{Min: 200 * time.Millisecond, Max: 10 * time.Second}
 
 // Client talks to one OpenAI-compatible endpoint. It is safe for
 // concurrent use and holds no goroutines.
@@ -71,7 +75,6 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 }
 
 func (c *Client) postWithRetry(ctx context.Context, body []byte) (*wireResponse, error) {
-	backoff := baseBackoff
 	for attempt := 1; ; attempt++ {
 		w, wait, err := c.post(ctx, body)
 		var he *HTTPError
@@ -82,12 +85,11 @@ func (c *Client) postWithRetry(ctx context.Context, body []byte) (*wireResponse,
 			return w, err
 		}
 		if wait <= 0 {
-			wait = backoff
+			wait = retrySchedule.Delay(attempt - 1)
 		}
-		if err := sleepCtx(ctx, min(wait, maxBackoff)); err != nil {
-			return nil, fmt.Errorf("llm: waiting to retry after HTTP %d: %w", he.Status, err)
+		if !backoff.Sleep(ctx, min(wait, retrySchedule.Max)) {
+			return nil, fmt.Errorf("llm: waiting to retry after HTTP %d: %w", he.Status, context.Cause(ctx))
 		}
-		backoff *= 2
 	}
 }
 
@@ -159,15 +161,4 @@ func retryAfter(v string) time.Duration {
 		return 0
 	}
 	return time.Duration(secs) * time.Second
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
 }

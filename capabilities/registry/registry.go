@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -108,39 +109,20 @@ func (r *Registry) Load(ctx context.Context) error {
 	return nil
 }
 
-// loadPage is the limit of one Load query; relays cap it at their own
-// maximum, and Load pages backwards in time until nothing new comes.
+// loadPage is the page of one Load query; relays cap a limit at their
+// own maximum (the embedded relay's is 5,000).
 const loadPage = 5000
 
-// readAll pages through every kind-30199 event of the source, newest
-// first, with until = the oldest created_at seen (inclusive; duplicates
-// are dropped). It stops at a page with nothing new, so more than a page
-// of events in one second would be cut short.
+// readAll reads every kind-30199 event of the source, newest first
+// (relayclient.Walk: a second holding more than a page is read through,
+// up to ten pages of it, then the older seconds).
 func (r *Registry) readAll(ctx context.Context) ([]*nostr.Event, error) {
-	seen := map[string]bool{}
-	var all []*nostr.Event
-	var until *nostr.Timestamp
-	for {
-		page, err := r.src.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindCapability}, Until: until, Limit: loadPage})
-		if err != nil {
-			return nil, err
-		}
-		fresh := 0
-		for _, evt := range page {
-			if !seen[evt.ID] {
-				seen[evt.ID] = true
-				all = append(all, evt)
-				fresh++
-			}
-			if until == nil || evt.CreatedAt < *until {
-				ts := evt.CreatedAt
-				until = &ts
-			}
-		}
-		if fresh == 0 {
-			return all, nil
-		}
-	}
+	evts, _, err := relayclient.All(ctx, r.src, nostr.Filter{Kinds: []int{events.KindCapability}}, relayclient.Paging{Page: loadPage,
+		OnSkip: func(second nostr.Timestamp, read int, why string) error {
+			r.log.Warn("registry: load leaves the rest of a crowded second", "second", second, "read", read, "why", why)
+			return nil
+		}})
+	return evts, err
 }
 
 // Index adds one stored event: a kind-30199 package, or a kind-5 deletion

@@ -56,7 +56,8 @@ func TestRegistry_Resolve_versions(t *testing.T) {
 	if _, err := reg.Resolve(ctx, "other", ""); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("missing name: got %v, want ErrNotFound", err)
 	}
-	for _, bad := range []string{"did:nuwa:cap:", "note@1.0", "no spaces allowed", "naddr1qqqq"} {
+	// naddr1qqqqxqgpwyvqvv has a one-byte kind: nip19.Decode panics on it
+	for _, bad := range []string{"did:nuwa:cap:", "note@1.0", "no spaces allowed", "naddr1qqqq", "naddr1qqqqxqgpwyvqvv"} {
 		if _, err := reg.Resolve(ctx, bad, ""); !errors.Is(err, registry.ErrBadRef) {
 			t.Errorf("Resolve(%q): got %v, want ErrBadRef", bad, err)
 		}

@@ -58,13 +58,12 @@ func (r *Registry) Resolve(ctx context.Context, ref string, author string, trust
 
 // resolveNaddr reads the one event an naddr names from the source.
 func (r *Registry) resolveNaddr(ctx context.Context, ref string) (*Entry, error) {
-	prefix, data, err := nip19.Decode(ref)
-	ptr, ok := data.(nostr.EntityPointer)
-	if err != nil || prefix != "naddr" || !ok || ptr.Kind != events.KindCapability {
+	ptr, err := events.ParseRef(ref) // not nip19.Decode: it panics on a malformed naddr
+	if err != nil || ptr.ID != "" || ptr.Kind != events.KindCapability {
 		return nil, fmt.Errorf("%w: %q is not the naddr of a kind-30199 event", ErrBadRef, ref)
 	}
 	evts, err := r.src.QuerySync(ctx, nostr.Filter{Kinds: []int{events.KindCapability},
-		Authors: []string{ptr.PublicKey}, Tags: nostr.TagMap{"d": {ptr.Identifier}}})
+		Authors: []string{ptr.Author}, Tags: nostr.TagMap{"d": {ptr.Identifier}}})
 	if err != nil {
 		return nil, fmt.Errorf("registry: resolve %s: %w", ref, err)
 	}

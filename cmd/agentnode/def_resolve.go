@@ -11,48 +11,29 @@ import (
 	"github.com/agentnode/agentnode/events"
 )
 
-// defRef names a definition: by event id, or by author and slug (or
-// title, for definitions of the original shape), meaning its latest version.
-type defRef struct {
-	id     string
-	author string
-	slug   string
-}
+// defRef is a definition reference (events.DefinitionRef, parsed by
+// events.ParseDefinitionRef) that the CLI resolves over its session.
+type defRef struct{ events.DefinitionRef }
 
 func (r defRef) String() string {
-	if r.id != "" {
-		return "id " + r.id
+	if r.ID != "" {
+		return "id " + r.ID
 	}
-	return fmt.Sprintf("%q by %s", r.slug, npub(r.author))
+	return fmt.Sprintf("%q by %s", r.Slug, npub(r.Author))
 }
 
-// parseDefRef accepts an nevent, note or hex id; an naddr of kind 4199; or
-// author:slug with the author as npub or hex. It does no I/O.
+// parseDefRef is events.ParseDefinitionRef. It does no I/O.
 func parseDefRef(s string) (defRef, error) {
-	if left, slug, ok := strings.Cut(strings.TrimSpace(s), ":"); ok && slug != "" {
-		if author, err := events.ParsePubKey(left); err == nil {
-			return defRef{author: author, slug: slug}, nil
-		}
-	}
-	ref, err := events.ParseRef(s)
-	if err != nil {
-		return defRef{}, fmt.Errorf("%w (or npub:slug)", err)
-	}
-	if ref.ID == "" { // naddr
-		if ref.Kind != events.KindDefinition || ref.Identifier == "" {
-			return defRef{}, fmt.Errorf("naddr of kind %d: want a kind %d naddr with an identifier", ref.Kind, events.KindDefinition)
-		}
-		return defRef{author: ref.Author, slug: ref.Identifier}, nil
-	}
-	return defRef{id: ref.ID}, nil
+	ref, err := events.ParseDefinitionRef(s)
+	return defRef{ref}, err
 }
 
 // resolve fetches the definition r names.
 func (r defRef) resolve(ctx context.Context, s *session) (*events.Definition, error) {
-	if r.id != "" {
-		return definitionByID(ctx, s, r.id)
+	if r.ID != "" {
+		return definitionByID(ctx, s, r.ID)
 	}
-	versions, err := definitionVersions(ctx, s, r.author, r.slug)
+	versions, err := definitionVersions(ctx, s, r.Author, r.Slug)
 	if err != nil {
 		return nil, err
 	}

@@ -169,7 +169,7 @@ func (m *Main) exportPostgres(ctx context.Context, url string, filter nostr.Filt
 		return err
 	}
 	defer r.Close(context.WithoutCancel(ctx))
-	return exportPaged(ctx, r.QuerySync, filter, min(exportPage, relay.DefaultLimits.MaxLimit), visit)
+	return exportPaged(ctx, r.QuerySync, filter, relay.DefaultLimits.MaxLimit, visit)
 }
 
 // quietLogger logs warnings and errors to stderr.

@@ -13,7 +13,7 @@ import (
 )
 
 // memRelay answers filters like a relay (newest first, ties by id, capped
-// at its own page size): the oracle exportPaged pages through.
+// at its own page size, 0: none): the oracle exportPaged pages through.
 type memRelay struct {
 	evts []*nostr.Event
 	cap  int
@@ -32,7 +32,10 @@ func (r memRelay) query(_ context.Context, f nostr.Filter) ([]*nostr.Event, erro
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out[:min(len(out), f.Limit, r.cap)], nil
+	if r.cap > 0 {
+		out = out[:min(len(out), r.cap)]
+	}
+	return out[:min(len(out), f.Limit)], nil
 }
 
 func memEvents(n, sameSecond int) []*nostr.Event {
@@ -48,11 +51,11 @@ func memEvents(n, sameSecond int) []*nostr.Event {
 }
 
 func TestExportPaged_everyEventOnceAcrossSharedSeconds(t *testing.T) {
-	for _, c := range []struct{ n, same, cap int }{{2000, 0, 500}, {2000, 300, 500}, {1200, 499, 500}, {700, 100, 100}, {3, 3, 500}} {
+	for _, c := range []struct{ n, same, cap int }{{2000, 0, 500}, {2000, 300, 500}, {1200, 499, 500}, {700, 100, 100}, {3, 3, 500}, {1000, 600, 5000}, {1000, 1000, 5000}, {150, 150, 100}, {1000, 600, 0}} {
 		r := memRelay{evts: memEvents(c.n, c.same), cap: c.cap}
 		seen := map[string]int{}
-		err := exportPaged(context.Background(), r.query, nostr.Filter{}, min(exportPage, r.cap), func(e *nostr.Event) error { seen[e.ID]++; return nil })
-		if c.same >= c.cap {
+		err := exportPaged(context.Background(), r.query, nostr.Filter{}, r.cap, func(e *nostr.Event) error { seen[e.ID]++; return nil })
+		if c.cap > 0 && c.same >= c.cap {
 			if !errors.Is(err, errStuck) {
 				t.Errorf("%+v: %v, want errStuck", c, err)
 			}
@@ -74,7 +77,7 @@ func TestExportPaged_everyEventOnceAcrossSharedSeconds(t *testing.T) {
 
 func TestExportPaged_stuckOnAFullSecondSaysSo(t *testing.T) {
 	r := memRelay{evts: memEvents(1000, 600), cap: 500}
-	err := exportPaged(context.Background(), r.query, nostr.Filter{}, min(exportPage, r.cap), func(*nostr.Event) error { return nil })
+	err := exportPaged(context.Background(), r.query, nostr.Filter{}, r.cap, func(*nostr.Event) error { return nil })
 	if !errors.Is(err, errStuck) || !strings.Contains(err.Error(), "--data") {
 		t.Fatalf("600 events in one second, pages of 500: %v, want errStuck naming --data", err)
 	}
@@ -83,7 +86,7 @@ func TestExportPaged_stuckOnAFullSecondSaysSo(t *testing.T) {
 func TestExportPaged_limit(t *testing.T) {
 	r := memRelay{evts: memEvents(2000, 0), cap: 500}
 	n := 0
-	if err := exportPaged(context.Background(), r.query, nostr.Filter{Limit: 777}, exportPage, func(*nostr.Event) error { n++; return nil }); err != nil {
+	if err := exportPaged(context.Background(), r.query, nostr.Filter{Limit: 777}, r.cap, func(*nostr.Event) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 777 {

@@ -13,6 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentnode/agentnode/internal/backoff"
 	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/relay"
 )
@@ -187,7 +188,7 @@ func dialPublisher(ctx context.Context, url string) (publisher, func(), error) {
 			if !strings.HasPrefix(refused.Reason, "rate-limited:") || try >= 8 {
 				return errors.New(refused.Reason)
 			}
-			if !relayclient.Sleep(ctx, relayclient.DefaultBackoff.Delay(try)) {
+			if !backoff.Sleep(ctx, backoff.Default.Delay(try)) {
 				return ctx.Err()
 			}
 		}

@@ -99,8 +99,8 @@ func (f *lessonListFlags) filter() (nostr.Filter, *defRef, error) {
 	if err != nil {
 		return filter, nil, usagef("lesson list: --definition: %v", err)
 	}
-	if ref.id != "" {
-		filter.Tags = nostr.TagMap{"e": {ref.id}}
+	if ref.ID != "" {
+		filter.Tags = nostr.TagMap{"e": {ref.ID}}
 		return filter, nil, nil
 	}
 	return filter, &ref, nil

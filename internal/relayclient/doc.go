@@ -8,13 +8,20 @@
 //
 //   - Conn is one connection (Dial): Publish, Query, Subscribe (a Sub
 //     with Events, EOSE, Closed), Auth, Done/Err. It never reconnects.
-//     agentd/peers (one Conn per session, its own reconnect loop with
-//     Backoff) and the CLI (cmd/agentnode's session and NIP-46 client,
+//     agentd/peers (one Conn per session, reconnected by a backoff.Loop)
+//     and the CLI (cmd/agentnode's session and NIP-46 client,
 //     with Options.Verify) use it.
 //   - Relay reconnects on the next use after a drop (spacing failed dials
 //     with a backoff) and answers "auth-required:" with its key. State
 //     replication (agentd/state/replicate) and the kind-25910 client
 //     (agentd/nostrrpc) use it.
+//
+// Walk (pages.go) is the project's one relay-paging loop: it reads a
+// filter's matches newest first from any Querier (a Conn, a Relay, the
+// in-process relay, a source of agentd), page by page with an inclusive
+// until, reading a second that holds more than a page through by the ids
+// already read, with bounds per second, per walk and per query. Backoff
+// and Sleep are internal/backoff's, kept here under their old names.
 //
 // Use:
 //
@@ -28,4 +35,7 @@
 //	sub, err := c.Subscribe(ctx, nostr.Filters{f})
 //	defer sub.Close()
 //	for { select { case evt := <-sub.Events: ...; case <-sub.EOSE: ...; case <-c.Done(): return c.Err() } }
+//
+//	done, err := relayclient.Walk(ctx, c, filter, relayclient.Paging{Page: 500, MaxEvents: 10_000},
+//		func(page []*nostr.Event) error { ...; return nil })
 package relayclient

@@ -3,10 +3,11 @@ package replicate
 import (
 	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // LocalRelay is the node's own relay used in-process; *relay.Relay is one.
@@ -139,29 +140,11 @@ func (w *watcher) poll(ctx context.Context, r LocalRelay, fn func(*nostr.Event))
 	return nil
 }
 
-// queryAll returns every stored event matching f (newest first), paging
-// down with until while pages come back full.
+// queryAll returns every stored event matching f, newest first, in pages
+// of f's limit (relayclient.Walk; the in-process relay answers a page in
+// full).
 func queryAll(ctx context.Context, r LocalRelay, f nostr.Filter) ([]*nostr.Event, error) {
-	var out []*nostr.Event
-	ids := map[string]struct{}{}
-	for {
-		page, err := r.QuerySync(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		fresh := 0
-		for _, evt := range page {
-			if _, ok := ids[evt.ID]; !ok {
-				ids[evt.ID] = struct{}{}
-				out = append(out, evt)
-				fresh++
-			}
-		}
-		if f.Limit <= 0 || len(page) < f.Limit || fresh == 0 {
-			slices.SortStableFunc(out, func(a, b *nostr.Event) int { return cmp.Compare(b.CreatedAt, a.CreatedAt) })
-			return out, nil
-		}
-		oldest := page[len(page)-1].CreatedAt
-		f.Until = &oldest
-	}
+	page := cmp.Or(max(f.Limit, 0), relayclient.DefaultPage)
+	evts, _, err := relayclient.All(ctx, r, f, relayclient.Paging{Page: page, Honours: page})
+	return evts, err
 }

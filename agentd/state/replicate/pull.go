@@ -14,6 +14,8 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/state/schema"
 	"github.com/agentnode/agentnode/agentd/state/store"
+	"github.com/agentnode/agentnode/internal/backoff"
+	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
 // errSelf marks an event this replica published itself.
@@ -21,24 +23,16 @@ var errSelf = errors.New("replicate: own op event")
 
 // puller pulls from one link until ctx ends: a catch-up from the
 // persisted cursor, then a live subscription; when that ends (connection
-// lost), it starts over after a back-off.
+// lost), it starts over after a back-off (backoff.Loop; a pull that ran
+// longer than RetryMax counts as healthy: its failure is a fresh one).
 func (r *Replicator) puller(ctx context.Context, l Link) {
-	wait := r.cfg.RetryMin
-	for ctx.Err() == nil {
+	r.retry().Loop(ctx, func(ctx context.Context) (bool, error) {
 		began := time.Now()
 		err := r.pullOnce(ctx, l)
-		if ctx.Err() != nil {
-			return
-		}
-		if time.Since(began) > r.cfg.RetryMax {
-			wait = r.cfg.RetryMin // it ran fine for a while: a fresh failure
-		}
-		r.log.Warn("replicate: pull ended; resuming", "link", l.Name, "in", wait, "err", err)
-		if !sleep(ctx, wait) {
-			return
-		}
-		wait = r.backoff(wait)
-	}
+		return time.Since(began) > r.cfg.RetryMax, err
+	}, func(rt backoff.Retry) {
+		r.log.Warn("replicate: pull ended; resuming", "link", l.Name, "in", rt.Wait, "err", rt.Err)
+	})
 }
 
 // pullOnce follows one link until the subscription or ctx ends. It opens
@@ -140,45 +134,26 @@ func (r *Replicator) filters(ctx context.Context) (nostr.Filters, error) {
 }
 
 // catchUp reads f's stored events from since on, newest page first, each
-// page oldest event first, paging down with an inclusive until while
-// pages bring events this catch-up has not seen.
+// page oldest event first (relayclient.Walk: a second holding more than a
+// page is read through, up to ten pages of it; the rest of a larger one is
+// left with a warning and the older seconds follow).
 func (r *Replicator) catchUp(ctx context.Context, l Link, f nostr.Filter, since nostr.Timestamp) error {
-	var until *nostr.Timestamp
-	got := map[string]struct{}{}
-	for {
-		q := f
-		q.Limit = r.cfg.PageSize
-		q.Until = until
-		if since > 0 {
-			q.Since = &since
-		}
-		evts, err := l.Subscriber.Query(ctx, q)
-		if err != nil || len(evts) == 0 {
-			return err
-		}
-		fresh, oldest, newest := 0, evts[0].CreatedAt, evts[0].CreatedAt
-		for i := len(evts) - 1; i >= 0; i-- {
-			evt := evts[i]
-			oldest, newest = min(oldest, evt.CreatedAt), max(newest, evt.CreatedAt)
-			if _, ok := got[evt.ID]; ok {
-				continue
-			}
-			got[evt.ID] = struct{}{}
-			fresh++
+	if since > 0 {
+		f.Since = &since
+	}
+	_, err := relayclient.Walk(ctx, relayclient.QueryFunc(l.Subscriber.Query), f, relayclient.Paging{Page: r.cfg.PageSize,
+		OnSkip: func(second nostr.Timestamp, read int, why string) error {
+			r.log.Warn("replicate: catch-up leaves the rest of a crowded second", "link", l.Name, "second", second, "read", read, "why", why)
+			return nil
+		}}, func(page []*nostr.Event) error {
+		for _, evt := range slices.Backward(page) {
 			if err := r.handle(ctx, evt); err != nil {
 				return err
 			}
 		}
-		if fresh == 0 {
-			if len(evts) < r.cfg.PageSize || oldest != newest {
-				return nil
-			}
-			r.log.Warn("replicate: a page of op events all in one second; the rest of that second is skipped",
-				"link", l.Name, "second", oldest, "page", r.cfg.PageSize)
-			oldest--
-		}
-		until = &oldest
-	}
+		return nil
+	})
+	return err
 }
 
 // handle opens and applies one event. Faults of the event (malformed,

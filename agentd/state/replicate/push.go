@@ -19,17 +19,17 @@ import (
 // sequence the link accepted), so a restart or a relay that was down
 // resumes where it stopped.
 func (r *Replicator) pusher(ctx context.Context, l Link) {
-	wait := r.cfg.RetryMin
+	failed := 0 // pushes failed in a row
 	for ctx.Err() == nil {
 		changed := r.st.Changed()
 		err := r.pushAll(ctx, l)
 		delay := r.cfg.PollInterval
 		if err != nil && ctx.Err() == nil {
-			r.log.Warn("replicate: push failed; retrying", "link", l.Name, "in", wait, "err", err)
-			delay, changed = wait, nil
-			wait = r.backoff(wait)
+			delay, changed = r.retry().Delay(failed), nil
+			failed++
+			r.log.Warn("replicate: push failed; retrying", "link", l.Name, "in", delay, "err", err)
 		} else {
-			wait = r.cfg.RetryMin
+			failed = 0
 		}
 		t := time.NewTimer(delay)
 		select {

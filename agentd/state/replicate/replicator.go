@@ -14,7 +14,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/state/schema"
 	"github.com/agentnode/agentnode/agentd/state/store"
 	"github.com/agentnode/agentnode/events"
-	"github.com/agentnode/agentnode/internal/relayclient"
+	"github.com/agentnode/agentnode/internal/backoff"
 )
 
 // Sentinel errors.
@@ -232,13 +232,14 @@ func (r *Replicator) cursorKey(parts ...string) string {
 	return k
 }
 
-// backoff doubles d up to the configured maximum.
-func (r *Replicator) backoff(d time.Duration) time.Duration {
-	return min(2*d, r.cfg.RetryMax)
+// retry is the back-off after a failed pull or push: RetryMin, doubling
+// up to RetryMax, jittered.
+func (r *Replicator) retry() backoff.Backoff {
+	return backoff.Backoff{Min: r.cfg.RetryMin, Max: r.cfg.RetryMax}
 }
 
 // sleep waits d or until ctx ends; false if ctx ended.
-var sleep = relayclient.Sleep
+var sleep = backoff.Sleep
 
 // seenSet remembers recently handled event ids (two generations of at
 // most seenGeneration each), so an event from several relays is opened
