@@ -18,6 +18,7 @@ type DefinitionRef struct {
 	ID     string
 	Author string
 	Slug   string
+	Relays []string // where an nevent or naddr says it lives (lookups)
 }
 
 func (r DefinitionRef) String() string {
@@ -40,12 +41,12 @@ func ParseDefinitionRef(s string) (DefinitionRef, error) {
 		return DefinitionRef{}, fmt.Errorf("%w: definition: %v (or npub:slug)", ErrBadRequest, err)
 	}
 	if ref.ID != "" {
-		return DefinitionRef{ID: ref.ID}, nil
+		return DefinitionRef{ID: ref.ID, Author: ref.Author, Relays: ref.Relays}, nil
 	}
 	if ref.Kind != events.KindDefinition || ref.Identifier == "" {
 		return DefinitionRef{}, fmt.Errorf("%w: definition: naddr of kind %d: want kind %d with an identifier", ErrBadRequest, ref.Kind, events.KindDefinition)
 	}
-	return DefinitionRef{Author: ref.Author, Slug: ref.Identifier}, nil
+	return DefinitionRef{Author: ref.Author, Slug: ref.Identifier, Relays: ref.Relays}, nil
 }
 
 // definitionFetchLimit bounds the versions read for one author.
