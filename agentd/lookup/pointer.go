@@ -91,6 +91,11 @@ func (p Pointer) valid() bool {
 	return nostr.IsValid32ByteHex(p.Author) && p.Kind >= 0 && p.Kind <= 65535
 }
 
+// single: p names one event (an id, an address, a replaceable event).
+func (p Pointer) single() bool {
+	return p.ID != "" || addressable(p.Kind) || replaceable(p.Kind)
+}
+
 // hintKeys are the hint memory's keys for p: its event, its address, its
 // author.
 func (p Pointer) hintKeys() []string {
@@ -107,8 +112,10 @@ func (p Pointer) hintKeys() []string {
 	return out
 }
 
-// Resolve returns what p names: the local store's answer when it has one;
-// else it is looked up — on the peers, the author's NIP-65 write relays
+// Resolve returns what p names: the local store's answer when it has one
+// and p names one event (an id, a replaceable or addressable event); else
+// — and always for an author's events of a regular kind, of which the
+// store may hold only some — it is looked up — on the peers, the author's NIP-65 write relays
 // (when p names its author), p.Relays (at most 3) and the hints remembered
 // from stored events' tags for p's event, address or author — and what was
 // found is stored. ErrNotFound, ErrBusy as Find; ErrBadPointer for a
@@ -122,10 +129,14 @@ func (l *Lookup) Resolve(ctx context.Context, p Pointer) ([]*nostr.Event, error)
 	if err != nil {
 		return nil, err
 	}
-	if len(local) > 0 {
+	if len(local) > 0 && p.single() {
 		return local, nil
 	}
 	hints := slices.Clone(p.Relays[:min(len(p.Relays), maxPointerRelays)])
 	hints = append(hints, l.hinted(p.hintKeys()...)...)
-	return l.Find(ctx, f, p.Author, hints)
+	found, err := l.Find(ctx, f, p.Author, hints)
+	if len(local) > 0 { // an author's events: what the store had, and what was found
+		return append(local, found...), nil
+	}
+	return found, err
 }
