@@ -2,7 +2,10 @@ package lookup
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +160,39 @@ func TestFollower_notifyNeverBlocks(t *testing.T) {
 	f.Notify(&nostr.Event{Kind: 1}) // not a comment: ignored, not counted
 	if f.Dropped() != 5 {
 		t.Fatalf("dropped %d, want 5", f.Dropped())
+	}
+}
+
+// GET /api/verify/<nprofile>: the nprofile's relay is asked for the
+// agent's profile (the node has no peer and no hint of its own).
+func TestQuerier_verifyByNprofileAsksItsRelays(t *testing.T) {
+	home, node := openRelay(t), openRelay(t)
+	owner, alice := newKey(), newKey()
+	prof := alice.publish(t, home.Relay, 0, nostr.Tags{{"bot"}, {"p", owner.pk}}, `{"name":"alice"}`)
+	owner.publish(t, node.Relay, 14199, nostr.Tags{{"p", alice.pk}}, "")
+	lk := New(Config{Local: node.Relay, Logger: quiet()})
+	node.SetVerifier(lk.Querier())
+	nprofile, _ := nip19.EncodeProfile(alice.pk, []string{home.url})
+	httpURL := "http" + strings.TrimPrefix(node.url, "ws")
+	var v struct {
+		Verified bool              `json:"verified"`
+		Sources  map[string]string `json:"sources"`
+	}
+	for _, ref := range []string{alice.pk, nprofile} { // the bare key first: nothing to go on
+		resp, err := http.Get(httpURL + "/api/verify/" + ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&v)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /api/verify: %d, %v", resp.StatusCode, err)
+		}
+		if ref == alice.pk && v.Verified {
+			t.Fatal("verified without the nprofile's relay: the test is wrong")
+		}
+	}
+	if !v.Verified || v.Sources[prof.ID] != home.url {
+		t.Fatalf("by nprofile: verified %v, sources %v; want the profile from %s", v.Verified, v.Sources, home.url)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/relay"
 )
 
 // lookable are the kinds Querier looks up when the local store lacks them:
@@ -58,7 +60,8 @@ func (q *Querier) QuerySync(ctx context.Context, filter nostr.Filter) ([]*nostr.
 		author = missing[0]
 	}
 	f := nostr.Filter{Kinds: filter.Kinds, Authors: missing, Limit: 10 * len(missing)}
-	found, _ := q.l.Find(ctx, f, author, q.l.hintsFor(missing)) // not found, busy: the local answer stands
+	hints := append(relay.Hints(ctx), q.l.hintsFor(missing)...) // a request's nprofile, the stored tags' hints
+	found, _ := q.l.Find(ctx, f, author, hints)                 // not found, busy: the local answer stands
 	return append(local, found...), nil
 }
 
