@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,10 @@ type FederationOptions struct {
 	Idle    time.Duration // the idle traffic window [10 s]
 	Seed    uint64
 	Dir     string
+	// CPUProfile, when set, is a file that receives the CPU profile of the
+	// propagation phase (from the first lesson until every lesson is
+	// everywhere): where 2 shared cores spend the time of N nodes.
+	CPUProfile string
 }
 
 // FederationReport is what Federation measured.
@@ -62,6 +67,9 @@ type FederationReport struct {
 	RestartConverged time.Duration `json:"restart_converged"`
 	RestartDelivered int           `json:"restart_delivered"`
 	RestartExpected  int           `json:"restart_expected"`
+	// Partition: the nodes cut in two halves, lessons published, the
+	// partition healed by anti-entropy rounds (federation_partition.go).
+	Partition *PartitionReport `json:"partition"`
 }
 
 // countingListener counts the bytes of every connection it accepts.
@@ -194,14 +202,41 @@ func Federation(ctx context.Context, opts FederationOptions) (*FederationReport,
 		return nil, err
 	}
 	rep.IdleBytesPerNodeMin = traffic(nodes, func() { sleepCtx(ctx, opts.Idle) }, opts.Idle)
+	stop, err := startCPUProfile(opts.CPUProfile)
+	if err != nil {
+		return nil, err
+	}
 	rep.LoadBytesPerNodeMin = traffic(nodes, func() {
 		sent := inject(ctx, rng, nodes, author, def.ID, opts)
 		measure(ctx, nodes, sent, rep) // until every lesson is everywhere
 	}, 0)
+	if err := stop(); err != nil {
+		return nil, err
+	}
 	if err := restartThird(ctx, rng, nodes, follow, author, def.ID, opts, rep); err != nil {
 		return nil, err
 	}
+	if rep.Partition, err = partitionHeal(ctx, rng, nodes, follow, author, def.ID, opts); err != nil {
+		return nil, err
+	}
 	return rep, nil
+}
+
+// startCPUProfile starts a CPU profile into path ("" : none); stop ends
+// it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench federation: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bench federation: %w", err)
+	}
+	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
 }
 
 func followURLs(nodes []*fedNode, idx []int) []string {
@@ -406,5 +441,9 @@ func (r *FederationReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "traffic per node: idle %d bytes/min, under load %d bytes/min\n", r.IdleBytesPerNodeMin, r.LoadBytesPerNodeMin)
 	fmt.Fprintf(w, "restart: %d nodes down, %d lessons published meanwhile, every node holds them %v after the restart (%d of %d)\n",
 		r.Restarted, r.RestartLessons, r.RestartConverged.Round(time.Millisecond), r.RestartDelivered, r.RestartExpected)
+	if p := r.Partition; p != nil {
+		fmt.Fprintf(w, "partition: two halves, %d lessons published; %d of %d held when it healed; after each anti-entropy round %v; converged in %d round(s), %v (longest round %v)\n",
+			p.Lessons, p.Before, p.Expected, p.Delivered, p.Rounds, p.Converged.Round(time.Millisecond), p.RoundTime.Round(time.Millisecond))
+	}
 	return nil
 }

@@ -20,6 +20,10 @@ func TestFederation_Smoke(t *testing.T) {
 		rep.Restarted != 1 || rep.RestartDelivered != rep.RestartExpected {
 		t.Fatalf("report %+v", rep)
 	}
+	if p := rep.Partition; p == nil || p.Rounds == 0 || p.Delivered[len(p.Delivered)-1] != p.Expected || p.Expected != 5*p.Lessons {
+		t.Fatalf("partition heal: %+v", rep.Partition)
+	}
+	t.Logf("partition heal: %+v", *rep.Partition)
 	var b strings.Builder
 	if err := rep.WriteTable(&b); err != nil || !strings.Contains(b.String(), "delivered 40 of 40") {
 		t.Errorf("table (%v):\n%s", err, b.String())
