@@ -52,8 +52,14 @@ type FederationReport struct {
 	// Propagation is the time from a lesson's publish on one node until
 	// another node stored it, over every (lesson, other node) pair.
 	P50, P99, Max time.Duration
-	Delivered     int `json:"delivered"` // (lesson, node) pairs that arrived
-	Expected      int `json:"expected"`
+	// Hops: how many syncer links a lesson crosses from the node it was
+	// published on to another, over every (from, to) pair of the topology:
+	// the mean and the largest (each hop is a store, an fsync, a
+	// broadcast and a verification).
+	MeanHops  float64 `json:"mean_hops"`
+	MaxHops   int     `json:"max_hops"`
+	Delivered int     `json:"delivered"` // (lesson, node) pairs that arrived
+	Expected  int     `json:"expected"`
 	// Traffic is websocket bytes through each node's listener (in + out),
 	// per node per minute: idle (syncers connected, nothing published)
 	// and from the first lesson until every lesson is everywhere.
@@ -193,11 +199,12 @@ func Federation(ctx context.Context, opts FederationOptions) (*FederationReport,
 	if err != nil {
 		return nil, err
 	}
+	rep := &FederationReport{Nodes: opts.Nodes, Peers: opts.Peers, Lessons: opts.Lessons, Machine: describeMachine(opts.Dir, opts.Dir)}
 	follow := topology(rng, opts.Nodes, opts.Peers)
+	rep.MeanHops, rep.MaxHops = hops(follow)
 	for i, n := range nodes {
 		n.follow(ctx, followURLs(nodes, follow[i]), def.ID)
 	}
-	rep := &FederationReport{Nodes: opts.Nodes, Peers: opts.Peers, Lessons: opts.Lessons, Machine: describeMachine(opts.Dir, opts.Dir)}
 	if err := waitConnected(ctx, nodes, def.ID, author); err != nil {
 		return nil, err
 	}
@@ -307,6 +314,47 @@ func topology(rng *rand.Rand, n, peers int) [][]int {
 		out[i] = follow
 	}
 	return out
+}
+
+// hops is the mean and largest distance from a publishing node to every
+// other along the follow links (a lesson stored on j reaches i when i
+// follows j).
+func hops(follow [][]int) (mean float64, most int) {
+	n, sum := len(follow), 0
+	followers := make([][]int, n)
+	for i, js := range follow {
+		for _, j := range js {
+			followers[j] = append(followers[j], i)
+		}
+	}
+	for s := range n {
+		dist := make([]int, n)
+		for i := range dist {
+			dist[i] = -1
+		}
+		dist[s] = 0
+		queue := []int{s}
+		for len(queue) > 0 {
+			at := queue[0]
+			queue = queue[1:]
+			for _, f := range followers[at] {
+				if dist[f] < 0 {
+					dist[f] = dist[at] + 1
+					queue = append(queue, f)
+				}
+			}
+		}
+		for i, d := range dist {
+			if i != s {
+				sum += d
+				most = max(most, d)
+			}
+		}
+	}
+	if n > 1 {
+		mean = float64(sum) / float64(n*(n-1))
+	}
+	return mean, most
 }
 
 // fedDefinition publishes one definition on every node.
@@ -436,8 +484,8 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 func (r *FederationReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "federation: %d nodes, each following %d; %d lessons at random nodes; %d CPUs, %s\n",
 		r.Nodes, r.Peers, r.Lessons, r.Machine.NumCPU, r.Machine.GoVersion)
-	fmt.Fprintf(w, "propagation (lesson published -> stored on another node): p50 %v, p99 %v, max %v; delivered %d of %d\n",
-		r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), r.Delivered, r.Expected)
+	fmt.Fprintf(w, "propagation (lesson published -> stored on another node): p50 %v, p99 %v, max %v; delivered %d of %d; hops mean %.2f, max %d\n",
+		r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), r.Delivered, r.Expected, r.MeanHops, r.MaxHops)
 	fmt.Fprintf(w, "traffic per node: idle %d bytes/min, under load %d bytes/min\n", r.IdleBytesPerNodeMin, r.LoadBytesPerNodeMin)
 	fmt.Fprintf(w, "restart: %d nodes down, %d lessons published meanwhile, every node holds them %v after the restart (%d of %d)\n",
 		r.Restarted, r.RestartLessons, r.RestartConverged.Round(time.Millisecond), r.RestartDelivered, r.RestartExpected)

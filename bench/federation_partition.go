@@ -32,7 +32,7 @@ type PartitionReport struct {
 	Before    int           `json:"before"` // held when the partition healed
 	Delivered []int         `json:"delivered_per_round"`
 	Rounds    int           `json:"rounds"`
-	Converged time.Duration `json:"converged"` // from the heal until every node held every lesson
+	Converged time.Duration `json:"converged"`  // from the heal until every node held every lesson
 	RoundTime time.Duration `json:"round_time"` // the longest round (reconciliations only)
 }
 

@@ -45,3 +45,14 @@ func TestNegentropy_Smoke(t *testing.T) {
 		t.Fatalf("scenarios %+v", rep.Scenarios)
 	}
 }
+
+// TestHops: on a ring of 4 (each node follows the next) a lesson needs 1,
+// 2 and 3 hops to reach the others; a chord shortens it.
+func TestHops(t *testing.T) {
+	if mean, most := hops([][]int{{1}, {2}, {3}, {0}}); mean != 2 || most != 3 {
+		t.Errorf("ring of 4: mean %v, max %d; want 2, 3", mean, most)
+	}
+	if mean, most := hops([][]int{{1, 2}, {2}, {3}, {0}}); most != 3 || mean >= 2 {
+		t.Errorf("ring of 4 with a chord: mean %v, max %d", mean, most)
+	}
+}
