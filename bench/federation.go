@@ -43,6 +43,11 @@ type FederationOptions struct {
 	// propagation phase (from the first lesson until every lesson is
 	// everywhere): where 2 shared cores spend the time of N nodes.
 	CPUProfile string
+	// Push: each node runs one agent that signs the lessons published
+	// there, and its syncer pushes them to the peers it follows, as
+	// `serve --peer` pushes its agents' events (Config.Outbox). Without,
+	// lessons only travel by being pulled.
+	Push bool
 }
 
 // FederationReport is what Federation measured.
@@ -118,6 +123,8 @@ type fedNode struct {
 	bytes     atomic.Int64
 	arrived   sync.Map // lesson id -> time stored
 	stopSync  func()   // nil: no syncer running
+	agent     string   // secret key of the node's agent (FederationOptions.Push)
+	push      bool
 }
 
 func openFedNode(ctx context.Context, dir string) (*fedNode, error) {
@@ -167,12 +174,19 @@ func (n *fedNode) close() {
 func (n *fedNode) follow(ctx context.Context, urls []string, defID string) {
 	ctx, cancel := context.WithCancel(ctx)
 	interests := []nostr.Filter{{Kinds: []int{4129}, Tags: nostr.TagMap{"e": {defID}}}}
+	var outbox []nostr.Filter
+	if n.push {
+		pk, _ := nostr.GetPublicKey(n.agent)
+		outbox = []nostr.Filter{{Kinds: []int{4129}, Authors: []string{pk}}}
+	}
 	s := peers.New(peers.Config{Peers: urls, Local: n.r, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Interests: func() []nostr.Filter { return interests },
+		Outbox:    func() []nostr.Filter { return outbox },
 		Backoff:   peers.Backoff{Min: 50 * time.Millisecond, Max: time.Second}})
+	remove := n.r.OnStored(s.Notify)
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx) }()
-	n.stopSync = func() { cancel(); <-done }
+	n.stopSync = func() { remove(); cancel(); <-done }
 }
 
 // Federation runs Nodes in-process nodes, each following Peers others
@@ -192,6 +206,7 @@ func Federation(ctx context.Context, opts FederationOptions) (*FederationReport,
 		if nodes[i], err = openFedNode(ctx, fmt.Sprintf("%s/n%d", root, i)); err != nil {
 			return nil, err
 		}
+		nodes[i].agent, nodes[i].push = nostr.GeneratePrivateKey(), opts.Push
 		defer nodes[i].close()
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b9))
@@ -267,7 +282,7 @@ func restartThird(ctx context.Context, rng *rand.Rand, nodes []*fedNode, follow 
 		for slices.Contains(down, at) {
 			at = rng.IntN(len(nodes))
 		}
-		evt := fedLesson(sk, defID, fmt.Sprintf("while a third was down %d", k))
+		evt := fedLesson(nodes[at].agent, defID, fmt.Sprintf("while a third was down %d", k))
 		if nodes[at].r.Publish(ctx, evt) == nil {
 			sent = append(sent, sentLesson{evt.ID, at, time.Time{}})
 		}
@@ -411,8 +426,8 @@ type sentLesson struct {
 func inject(ctx context.Context, rng *rand.Rand, nodes []*fedNode, sk, defID string, opts FederationOptions) []sentLesson {
 	var out []sentLesson
 	for i := range opts.Lessons {
-		evt := fedLesson(sk, defID, fmt.Sprintf("lesson %d", i))
 		at := rng.IntN(len(nodes))
+		evt := fedLesson(nodes[at].agent, defID, fmt.Sprintf("lesson %d", i))
 		start := time.Now()
 		if nodes[at].r.Publish(ctx, evt) == nil {
 			out = append(out, sentLesson{evt.ID, at, start})

@@ -55,8 +55,9 @@ func partitionHeal(ctx context.Context, rng *rand.Rand, nodes []*fedNode, follow
 	}
 	var ids []string
 	for k := range max(opts.Lessons/4, 1) {
-		evt := fedLesson(sk, defID, fmt.Sprintf("during the partition %d", k))
-		if nodes[rng.IntN(len(nodes))].r.Publish(ctx, evt) == nil {
+		at := rng.IntN(len(nodes))
+		evt := fedLesson(nodes[at].agent, defID, fmt.Sprintf("during the partition %d", k))
+		if nodes[at].r.Publish(ctx, evt) == nil {
 			ids = append(ids, evt.ID)
 		}
 	}

@@ -12,7 +12,7 @@ func TestFederation_Smoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens five relays and fsyncs on disk")
 	}
-	rep, err := Federation(t.Context(), FederationOptions{Nodes: 5, Peers: 2, Lessons: 10, Idle: time.Second, Seed: 3, Dir: t.TempDir()})
+	rep, err := Federation(t.Context(), FederationOptions{Nodes: 5, Peers: 2, Lessons: 10, Idle: time.Second, Seed: 3, Dir: t.TempDir(), Push: true})
 	if err != nil {
 		t.Fatal(err)
 	}
