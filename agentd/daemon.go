@@ -87,6 +87,11 @@ type Config struct {
 	// name[@ver], naddr) to kind-30199 events for agent cap install and
 	// upgrade; nil: a capabilities/registry over Store.
 	Capabilities CapResolver
+	// FindDefinition, when set, is asked for a definition Install does not
+	// find in Store: it looks ref up elsewhere (the peers, the author's
+	// NIP-65 relays, ref.Relays) and stores it; nil error means Install
+	// reads Store again. Nil: the definition must be local.
+	FindDefinition func(ctx context.Context, ref DefinitionRef) error
 	// Bindings runs the tools packages bind (http_get, http_post,
 	// mcp_service, nuwa_a2a): RunnerBindings(*bindings.Runner) fits. Nil:
 	// such tools fail with EXECUTION_FAILED.

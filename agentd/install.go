@@ -51,6 +51,9 @@ func (d *Daemon) Install(ctx context.Context, req InstallRequest) (Installed, er
 		return Installed{}, err
 	}
 	def, err := d.resolveDefinition(ctx, ref)
+	if errors.Is(err, ErrDefinitionNotFound) && d.cfg.FindDefinition != nil && d.cfg.FindDefinition(ctx, ref) == nil {
+		def, err = d.resolveDefinition(ctx, ref) // found elsewhere and stored: read it as if it had been here
+	}
 	if err != nil {
 		return Installed{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,15 @@ type FederationOptions struct {
 	Idle    time.Duration // the idle traffic window [10 s]
 	Seed    uint64
 	Dir     string
+	// CPUProfile, when set, is a file that receives the CPU profile of the
+	// propagation phase (from the first lesson until every lesson is
+	// everywhere): where 2 shared cores spend the time of N nodes.
+	CPUProfile string
+	// Push: each node runs one agent that signs the lessons published
+	// there, and its syncer pushes them to the peers it follows, as
+	// `serve --peer` pushes its agents' events (Config.Outbox). Without,
+	// lessons only travel by being pulled.
+	Push bool
 }
 
 // FederationReport is what Federation measured.
@@ -47,8 +57,14 @@ type FederationReport struct {
 	// Propagation is the time from a lesson's publish on one node until
 	// another node stored it, over every (lesson, other node) pair.
 	P50, P99, Max time.Duration
-	Delivered     int `json:"delivered"` // (lesson, node) pairs that arrived
-	Expected      int `json:"expected"`
+	// Hops: how many syncer links a lesson crosses from the node it was
+	// published on to another, over every (from, to) pair of the topology:
+	// the mean and the largest (each hop is a store, an fsync, a
+	// broadcast and a verification).
+	MeanHops  float64 `json:"mean_hops"`
+	MaxHops   int     `json:"max_hops"`
+	Delivered int     `json:"delivered"` // (lesson, node) pairs that arrived
+	Expected  int     `json:"expected"`
 	// Traffic is websocket bytes through each node's listener (in + out),
 	// per node per minute: idle (syncers connected, nothing published)
 	// and from the first lesson until every lesson is everywhere.
@@ -62,6 +78,9 @@ type FederationReport struct {
 	RestartConverged time.Duration `json:"restart_converged"`
 	RestartDelivered int           `json:"restart_delivered"`
 	RestartExpected  int           `json:"restart_expected"`
+	// Partition: the nodes cut in two halves, lessons published, the
+	// partition healed by anti-entropy rounds (federation_partition.go).
+	Partition *PartitionReport `json:"partition"`
 }
 
 // countingListener counts the bytes of every connection it accepts.
@@ -104,6 +123,8 @@ type fedNode struct {
 	bytes     atomic.Int64
 	arrived   sync.Map // lesson id -> time stored
 	stopSync  func()   // nil: no syncer running
+	agent     string   // secret key of the node's agent (FederationOptions.Push)
+	push      bool
 }
 
 func openFedNode(ctx context.Context, dir string) (*fedNode, error) {
@@ -153,12 +174,19 @@ func (n *fedNode) close() {
 func (n *fedNode) follow(ctx context.Context, urls []string, defID string) {
 	ctx, cancel := context.WithCancel(ctx)
 	interests := []nostr.Filter{{Kinds: []int{4129}, Tags: nostr.TagMap{"e": {defID}}}}
+	var outbox []nostr.Filter
+	if n.push {
+		pk, _ := nostr.GetPublicKey(n.agent)
+		outbox = []nostr.Filter{{Kinds: []int{4129}, Authors: []string{pk}}}
+	}
 	s := peers.New(peers.Config{Peers: urls, Local: n.r, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Interests: func() []nostr.Filter { return interests },
+		Outbox:    func() []nostr.Filter { return outbox },
 		Backoff:   peers.Backoff{Min: 50 * time.Millisecond, Max: time.Second}})
+	remove := n.r.OnStored(s.Notify)
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx) }()
-	n.stopSync = func() { cancel(); <-done }
+	n.stopSync = func() { remove(); cancel(); <-done }
 }
 
 // Federation runs Nodes in-process nodes, each following Peers others
@@ -178,6 +206,7 @@ func Federation(ctx context.Context, opts FederationOptions) (*FederationReport,
 		if nodes[i], err = openFedNode(ctx, fmt.Sprintf("%s/n%d", root, i)); err != nil {
 			return nil, err
 		}
+		nodes[i].agent, nodes[i].push = nostr.GeneratePrivateKey(), opts.Push
 		defer nodes[i].close()
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b9))
@@ -185,23 +214,51 @@ func Federation(ctx context.Context, opts FederationOptions) (*FederationReport,
 	if err != nil {
 		return nil, err
 	}
+	rep := &FederationReport{Nodes: opts.Nodes, Peers: opts.Peers, Lessons: opts.Lessons, Machine: describeMachine(opts.Dir, opts.Dir)}
 	follow := topology(rng, opts.Nodes, opts.Peers)
+	rep.MeanHops, rep.MaxHops = hops(follow)
 	for i, n := range nodes {
 		n.follow(ctx, followURLs(nodes, follow[i]), def.ID)
 	}
-	rep := &FederationReport{Nodes: opts.Nodes, Peers: opts.Peers, Lessons: opts.Lessons, Machine: describeMachine(opts.Dir, opts.Dir)}
 	if err := waitConnected(ctx, nodes, def.ID, author); err != nil {
 		return nil, err
 	}
 	rep.IdleBytesPerNodeMin = traffic(nodes, func() { sleepCtx(ctx, opts.Idle) }, opts.Idle)
+	stop, err := startCPUProfile(opts.CPUProfile)
+	if err != nil {
+		return nil, err
+	}
 	rep.LoadBytesPerNodeMin = traffic(nodes, func() {
 		sent := inject(ctx, rng, nodes, author, def.ID, opts)
 		measure(ctx, nodes, sent, rep) // until every lesson is everywhere
 	}, 0)
+	if err := stop(); err != nil {
+		return nil, err
+	}
 	if err := restartThird(ctx, rng, nodes, follow, author, def.ID, opts, rep); err != nil {
 		return nil, err
 	}
+	if rep.Partition, err = partitionHeal(ctx, rng, nodes, follow, author, def.ID, opts); err != nil {
+		return nil, err
+	}
 	return rep, nil
+}
+
+// startCPUProfile starts a CPU profile into path ("" : none); stop ends
+// it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench federation: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bench federation: %w", err)
+	}
+	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
 }
 
 func followURLs(nodes []*fedNode, idx []int) []string {
@@ -225,7 +282,7 @@ func restartThird(ctx context.Context, rng *rand.Rand, nodes []*fedNode, follow 
 		for slices.Contains(down, at) {
 			at = rng.IntN(len(nodes))
 		}
-		evt := fedLesson(sk, defID, fmt.Sprintf("while a third was down %d", k))
+		evt := fedLesson(nodes[at].agent, defID, fmt.Sprintf("while a third was down %d", k))
 		if nodes[at].r.Publish(ctx, evt) == nil {
 			sent = append(sent, sentLesson{evt.ID, at, time.Time{}})
 		}
@@ -272,6 +329,47 @@ func topology(rng *rand.Rand, n, peers int) [][]int {
 		out[i] = follow
 	}
 	return out
+}
+
+// hops is the mean and largest distance from a publishing node to every
+// other along the follow links (a lesson stored on j reaches i when i
+// follows j).
+func hops(follow [][]int) (mean float64, most int) {
+	n, sum := len(follow), 0
+	followers := make([][]int, n)
+	for i, js := range follow {
+		for _, j := range js {
+			followers[j] = append(followers[j], i)
+		}
+	}
+	for s := range n {
+		dist := make([]int, n)
+		for i := range dist {
+			dist[i] = -1
+		}
+		dist[s] = 0
+		queue := []int{s}
+		for len(queue) > 0 {
+			at := queue[0]
+			queue = queue[1:]
+			for _, f := range followers[at] {
+				if dist[f] < 0 {
+					dist[f] = dist[at] + 1
+					queue = append(queue, f)
+				}
+			}
+		}
+		for i, d := range dist {
+			if i != s {
+				sum += d
+				most = max(most, d)
+			}
+		}
+	}
+	if n > 1 {
+		mean = float64(sum) / float64(n*(n-1))
+	}
+	return mean, most
 }
 
 // fedDefinition publishes one definition on every node.
@@ -328,8 +426,8 @@ type sentLesson struct {
 func inject(ctx context.Context, rng *rand.Rand, nodes []*fedNode, sk, defID string, opts FederationOptions) []sentLesson {
 	var out []sentLesson
 	for i := range opts.Lessons {
-		evt := fedLesson(sk, defID, fmt.Sprintf("lesson %d", i))
 		at := rng.IntN(len(nodes))
+		evt := fedLesson(nodes[at].agent, defID, fmt.Sprintf("lesson %d", i))
 		start := time.Now()
 		if nodes[at].r.Publish(ctx, evt) == nil {
 			out = append(out, sentLesson{evt.ID, at, start})
@@ -401,10 +499,14 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 func (r *FederationReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "federation: %d nodes, each following %d; %d lessons at random nodes; %d CPUs, %s\n",
 		r.Nodes, r.Peers, r.Lessons, r.Machine.NumCPU, r.Machine.GoVersion)
-	fmt.Fprintf(w, "propagation (lesson published -> stored on another node): p50 %v, p99 %v, max %v; delivered %d of %d\n",
-		r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), r.Delivered, r.Expected)
+	fmt.Fprintf(w, "propagation (lesson published -> stored on another node): p50 %v, p99 %v, max %v; delivered %d of %d; hops mean %.2f, max %d\n",
+		r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), r.Delivered, r.Expected, r.MeanHops, r.MaxHops)
 	fmt.Fprintf(w, "traffic per node: idle %d bytes/min, under load %d bytes/min\n", r.IdleBytesPerNodeMin, r.LoadBytesPerNodeMin)
 	fmt.Fprintf(w, "restart: %d nodes down, %d lessons published meanwhile, every node holds them %v after the restart (%d of %d)\n",
 		r.Restarted, r.RestartLessons, r.RestartConverged.Round(time.Millisecond), r.RestartDelivered, r.RestartExpected)
+	if p := r.Partition; p != nil {
+		fmt.Fprintf(w, "partition: two halves, %d lessons published; %d of %d held when it healed; after each anti-entropy round %v; converged in %d round(s), %v (longest round %v)\n",
+			p.Lessons, p.Before, p.Expected, p.Delivered, p.Rounds, p.Converged.Round(time.Millisecond), p.RoundTime.Round(time.Millisecond))
+	}
 	return nil
 }

@@ -12,7 +12,7 @@ func TestFederation_Smoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens five relays and fsyncs on disk")
 	}
-	rep, err := Federation(t.Context(), FederationOptions{Nodes: 5, Peers: 2, Lessons: 10, Idle: time.Second, Seed: 3, Dir: t.TempDir()})
+	rep, err := Federation(t.Context(), FederationOptions{Nodes: 5, Peers: 2, Lessons: 10, Idle: time.Second, Seed: 3, Dir: t.TempDir(), Push: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,6 +20,10 @@ func TestFederation_Smoke(t *testing.T) {
 		rep.Restarted != 1 || rep.RestartDelivered != rep.RestartExpected {
 		t.Fatalf("report %+v", rep)
 	}
+	if p := rep.Partition; p == nil || p.Rounds == 0 || p.Delivered[len(p.Delivered)-1] != p.Expected || p.Expected != 5*p.Lessons {
+		t.Fatalf("partition heal: %+v", rep.Partition)
+	}
+	t.Logf("partition heal: %+v", *rep.Partition)
 	var b strings.Builder
 	if err := rep.WriteTable(&b); err != nil || !strings.Contains(b.String(), "delivered 40 of 40") {
 		t.Errorf("table (%v):\n%s", err, b.String())
@@ -39,5 +43,16 @@ func TestNegentropy_Smoke(t *testing.T) {
 	d, one := rep.Scenarios[0], rep.Scenarios[1]
 	if d.OnlyA != 300 || d.OnlyB != 300 || one.OnlyB != 3 || one.SyncBytes >= one.REQBytes/10 {
 		t.Fatalf("scenarios %+v", rep.Scenarios)
+	}
+}
+
+// TestHops: on a ring of 4 (each node follows the next) a lesson needs 1,
+// 2 and 3 hops to reach the others; a chord shortens it.
+func TestHops(t *testing.T) {
+	if mean, most := hops([][]int{{1}, {2}, {3}, {0}}); mean != 2 || most != 3 {
+		t.Errorf("ring of 4: mean %v, max %d; want 2, 3", mean, most)
+	}
+	if mean, most := hops([][]int{{1, 2}, {2}, {3}, {0}}); most != 3 || mean >= 2 {
+		t.Errorf("ring of 4 with a chord: mean %v, max %d", mean, most)
 	}
 }

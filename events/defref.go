@@ -12,6 +12,7 @@ type DefinitionRef struct {
 	ID     string // 64-hex event id; "" when Author and Slug name it
 	Author string // 64-hex pubkey
 	Slug   string
+	Relays []string // where an nevent or naddr says it lives (lookups)
 }
 
 // String is the id, or author:slug.
@@ -39,9 +40,9 @@ func ParseDefinitionRef(s string) (DefinitionRef, error) {
 	case err != nil:
 		return DefinitionRef{}, fmt.Errorf("definition: %w (or npub:slug)", err)
 	case ref.ID != "":
-		return DefinitionRef{ID: ref.ID}, nil
+		return DefinitionRef{ID: ref.ID, Author: ref.Author, Relays: ref.Relays}, nil
 	case ref.Kind != KindDefinition || ref.Identifier == "":
 		return DefinitionRef{}, fmt.Errorf("definition: naddr of kind %d: want a kind-%d naddr with an identifier: %w", ref.Kind, KindDefinition, ErrBadRef)
 	}
-	return DefinitionRef{Author: ref.Author, Slug: ref.Identifier}, nil
+	return DefinitionRef{Author: ref.Author, Slug: ref.Identifier, Relays: ref.Relays}, nil
 }

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -25,6 +26,9 @@ func TestParseDefinitionRef(t *testing.T) {
 	naddrNoIdent := must(nip19.EncodeEntity(pk, 10002, "", nil))
 	byID := events.DefinitionRef{ID: id}
 	bySlug := events.DefinitionRef{Author: pk, Slug: "writer"}
+	hinted := []string{"wss://relay.example"}
+	eventRef := events.DefinitionRef{ID: id, Author: pk, Relays: hinted} // an nevent's author and relays ride along
+	addrRef := events.DefinitionRef{Author: pk, Slug: "writer", Relays: hinted}
 	tests := []struct {
 		name, in string
 		want     events.DefinitionRef
@@ -33,10 +37,10 @@ func TestParseDefinitionRef(t *testing.T) {
 		{"hex id", id, byID, ""},
 		{"upper-case hex id", strings.ToUpper(id), byID, ""},
 		{"note", note, byID, ""},
-		{"nevent", nevent, byID, ""},
-		{"nostr: nevent, spaced", "  nostr:" + nevent + "\n", byID, ""},
-		{"naddr of a definition", naddr, bySlug, ""},
-		{"nostr: naddr", "nostr:" + naddr, bySlug, ""},
+		{"nevent", nevent, eventRef, ""},
+		{"nostr: nevent, spaced", "  nostr:" + nevent + "\n", eventRef, ""},
+		{"naddr of a definition", naddr, addrRef, ""},
+		{"nostr: naddr", "nostr:" + naddr, addrRef, ""},
 		{"npub:slug", npub + ":writer", bySlug, ""},
 		{"hex:slug", pk + ":writer", bySlug, ""},
 		{"nprofile:slug", nprofile + ":writer", bySlug, ""},
@@ -57,12 +61,12 @@ func TestParseDefinitionRef(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := events.ParseDefinitionRef(tt.in)
 			if tt.wantErr == "" {
-				if err != nil || got != tt.want {
+				if err != nil || !reflect.DeepEqual(got, tt.want) {
 					t.Fatalf("ParseDefinitionRef(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
 				}
 				return
 			}
-			if err == nil || !errors.Is(err, events.ErrBadRef) || !strings.Contains(err.Error(), tt.wantErr) || got != (events.DefinitionRef{}) {
+			if err == nil || !errors.Is(err, events.ErrBadRef) || !strings.Contains(err.Error(), tt.wantErr) || !reflect.DeepEqual(got, events.DefinitionRef{}) {
 				t.Fatalf("ParseDefinitionRef(%q) = %+v, %v; want an ErrBadRef saying %q", tt.in, got, err, tt.wantErr)
 			}
 		})

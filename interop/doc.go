@@ -42,5 +42,12 @@
 // agent calls the stock server through a nostr:<npub> binding
 // (docs/CONTEXTVM.md).
 //
+// TestReferenceNegentropyInterop (negentropy.test.mjs): hoytech's reference
+// negentropy (JavaScript, vendored in negentropy/ at a named commit: it is
+// not on npm), the protocol (0x61) strfry speaks for NIP-77, reconciles
+// with the node as `strfry sync` does — NEG-OPEN/NEG-MSG/NEG-CLOSE, then
+// REQ by ids and EVENT uploads — with events on both sides; the have/need
+// ids it reports must be exactly the differing ones (docs/PEERS.md).
+//
 // The package holds no Go API; it exists for its tests.
 package interop

@@ -30,7 +30,7 @@ func (r *Relay) handleVerify(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "agent: " + err.Error()})
 		return
 	}
-	v, err := VerifyAgent(req.Context(), r.verifier(), agent)
+	v, err := VerifyAgent(withProfileHints(req.Context(), req.PathValue("agent")), r.verifier(), agent)
 	if err != nil {
 		r.log.Error("verify failed", "agent", agent, "err", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "verification failed"})
@@ -45,7 +45,7 @@ func (r *Relay) handleOwnerAgents(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "owner: " + err.Error()})
 		return
 	}
-	list, err := OwnerAgents(req.Context(), r.verifier(), owner)
+	list, err := OwnerAgents(withProfileHints(req.Context(), req.PathValue("owner")), r.verifier(), owner)
 	if err != nil {
 		r.log.Error("owner listing failed", "owner", owner, "err", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "listing failed"})

@@ -8,17 +8,20 @@ import (
 	"github.com/agentnode/agentnode/bench"
 )
 
-// runBenchFederation: bench federation [--nodes N] [--peers N] [--lessons N] [--seed N] [--dir D] [--json]:
+// runBenchFederation: bench federation [--nodes N] [--peers N] [--lessons N] [--spacing D] [--seed N] [--idle D] [--cpuprofile F] [--push=false] [--dir D] [--json]:
 // N in-process nodes on loopback, each following --peers others for one
 // definition's lessons; lessons injected at random nodes; propagation
 // p50/p99 and traffic per node.
 func runBenchFederation(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
 	var opts bench.FederationOptions
 	var asJSON bool
-	fs := m.newFlagSet("bench federation", "bench federation [--nodes N] [--peers N] [--lessons N] [--seed N] [--idle D] [--dir D] [--json]")
+	fs := m.newFlagSet("bench federation", "bench federation [--nodes N] [--peers N] [--lessons N] [--spacing D] [--seed N] [--idle D] [--cpuprofile F] [--push=false] [--dir D] [--json]")
 	fs.IntVar(&opts.Nodes, "nodes", bench.DefaultFederationNodes, "nodes")
 	fs.IntVar(&opts.Peers, "peers", bench.DefaultFederationPeers, "relays each node follows")
 	fs.IntVar(&opts.Lessons, "lessons", bench.DefaultFederationLessons, "lessons injected at random nodes")
+	fs.DurationVar(&opts.Spacing, "spacing", 20*time.Millisecond, "time between two injected lessons")
+	fs.BoolVar(&opts.Push, "push", true, "each node's agent signs the lessons published there and its syncer pushes them to its peers, as serve --peer does")
+	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write the CPU profile of the propagation phase to this file")
 	fs.Uint64Var(&opts.Seed, "seed", 1, "seed of the topology and the injection points")
 	fs.DurationVar(&opts.Idle, "idle", 10*time.Second, "window of the idle traffic measurement (pings every 30 s: use 60s or more)")
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs")

@@ -76,6 +76,8 @@ type ServeCommand struct {
 	peers  *peers.Syncer  // nil without --peer
 	lookup *lookup.Lookup // on-demand lookups of what verification lacks (serve_lookup.go)
 
+	follower *lookup.Follower // looks up the roots of stored comments (serve_lookup.go)
+
 	asm *serveState   // the Agent State Model runtime and replicators (serve_state.go)
 	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_runtime.go)
 	acp *serveACP     // Agent Context Protocol endpoint, tasks, consent (serve_acp.go)
@@ -207,6 +209,7 @@ func (c *ServeCommand) Open(ctx context.Context) error {
 func (c *ServeCommand) Serve(ctx context.Context) error {
 	parts := []lifecycle.Part{
 		lifecycle.Func("peers", c.runPeers),
+		lifecycle.Func("lookups", c.runLookup),
 		lifecycle.Func("state lifecycle", c.runStateLifecycle),
 		lifecycle.Func("state replication", c.asm.sup.Run),
 		lifecycle.Func("agent daemon", c.daemon.Run),
@@ -353,6 +356,8 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 	cfg := agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
 		Trust: trust, Passphrase: pass, Logger: logger}
 	c.daemonRuntime(&cfg)
+	// Definitions not here are looked up (serve_lookup.go).
+	cfg.FindDefinition = c.findDefinition
 	cfg.DefFiles = c.defFiles()                                  // serve_blossom.go
 	if err := c.cluster.ConfigureDaemon(ctx, &cfg); err != nil { // --postgres: keys, records, files in the database
 		return err

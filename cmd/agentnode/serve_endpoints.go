@@ -35,7 +35,7 @@ func (c *ServeCommand) openRegistry(ctx context.Context, logger *slog.Logger) er
 		return fmt.Errorf("serve: %w", err)
 	}
 	c.onClose(closeErr(seen.Close))
-	c.rt.reg = registry.New(c.relay, registry.WithLogger(logger.With("component", "registry")),
+	c.rt.reg = registry.New(c.verifyReader(), registry.WithLogger(logger.With("component", "registry")),
 		registry.WithSeenLog(seen), registry.WithPreferredAuthors(c.trustConfig().Allowlist...))
 	c.onClose(unhooked(c.relay.OnStored(c.rt.reg.Index))) // before Load: nothing stored meanwhile is missed
 	if err := c.rt.reg.Load(ctx); err != nil {
