@@ -198,7 +198,7 @@ func (d *Daemon) openFiles(ctx context.Context) error {
 		return err
 	}
 	for _, a := range d.reg.agents {
-		if _, err := d.keys.Secret(a.PubKey); err != nil {
+		if _, err := d.keys.Secret(ctx, a.PubKey); err != nil {
 			return fmt.Errorf("agentd: agent %s (%s): %w", a.Name, a.PubKey, err)
 		}
 	}

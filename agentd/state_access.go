@@ -66,7 +66,7 @@ func (d *Daemon) SetStateAccess(ctx context.Context, agent string, req StateAcce
 		return Agent{}, err
 	}
 	a.StateOpen = withGrant(a.StateOpen, req)
-	if err := d.reg.put(a); err != nil {
+	if err := d.reg.put(ctx, a); err != nil {
 		return Agent{}, err
 	}
 	return a, nil
