@@ -187,6 +187,8 @@ func (d *Daemon) Remove(ctx context.Context, agent string, retract bool) (Remove
 	if err := d.reg.remove(ctx, a.PubKey); err != nil {
 		return Removed{}, err
 	}
+	// The record is gone: the rest of the removal runs even if ctx ends.
+	ctx = context.WithoutCancel(ctx)
 	d.live.drop(a.PubKey)
 	d.changed()
 	d.place(ctx, a.PubKey, false)
@@ -196,7 +198,7 @@ func (d *Daemon) Remove(ctx context.Context, agent string, retract bool) (Remove
 	if err := d.forgetFiles(a.PubKey); err != nil {
 		d.log.Error("agent removed but its files could not be deleted", "agent", a.PubKey, "err", err)
 	}
-	if err := d.caps.forget(a.PubKey); err != nil {
+	if err := d.caps.forget(ctx, a.PubKey); err != nil {
 		d.log.Error("agent removed but its capabilities folder could not be deleted", "agent", a.PubKey, "err", err)
 	}
 	d.log.Info("agent removed", "agent", a.PubKey, "name", a.Name, "retracted", len(r.Retractions))
