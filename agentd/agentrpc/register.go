@@ -40,7 +40,7 @@ func (s *Service) agentRegister(ctx context.Context, params json.RawMessage) (an
 		return nil, err
 	}
 	if p.Proof == nil {
-		return s.registerClaim(p.Agent)
+		return s.registerClaim(ctx, p.Agent)
 	}
 	free, err := s.proofID(p.Agent.ID, p.Proof.PubKey)
 	if err != nil {
@@ -100,7 +100,7 @@ func registered(a directory.Agent) RegisterResult {
 // registerClaim lists a registration in the spec's own form (its auth
 // object, a free-form id, no proof) as unverified. An id that is a revoked
 // agent's key is refused as for a proven one.
-func (s *Service) registerClaim(ag specAgent) (any, error) {
+func (s *Service) registerClaim(ctx context.Context, ag specAgent) (any, error) {
 	if ag.ID == "" {
 		return nil, invalidPayload("agent.id is required (and a proof, the agent's signed kind 30333, to be listed as verified)")
 	}
@@ -118,7 +118,7 @@ func (s *Service) registerClaim(ag specAgent) (any, error) {
 	}
 	c := ag.claim()
 	c.Auth = marks
-	a, err := s.cfg.Directory.RegisterClaim(c)
+	a, err := s.cfg.Directory.RegisterClaim(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (s *Service) agentHeartbeat(ctx context.Context, params json.RawMessage) (a
 	}
 	if p.Proof == nil {
 		if _, claimed := s.claimOf(p.AgentID); claimed {
-			return s.heartbeatClaim(p)
+			return s.heartbeatClaim(ctx, p)
 		}
 	}
 	id, err := s.proven("agentId", p.AgentID)
@@ -239,12 +239,12 @@ func (s *Service) agentError(ctx context.Context, params json.RawMessage) (any, 
 }
 
 // heartbeatClaim records a heartbeat of an unverified registration.
-func (s *Service) heartbeatClaim(p heartbeatParams) (any, error) {
+func (s *Service) heartbeatClaim(ctx context.Context, p heartbeatParams) (any, error) {
 	status := p.Status
 	if status == "" {
 		status = events.StatusActive
 	}
-	a, err := s.cfg.Directory.HeartbeatClaim(p.AgentID, status)
+	a, err := s.cfg.Directory.HeartbeatClaim(ctx, p.AgentID, status)
 	if err != nil {
 		return nil, err
 	}

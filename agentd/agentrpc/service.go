@@ -32,8 +32,8 @@ type Directory interface {
 	// RegisterClaim and HeartbeatClaim list registrations in the
 	// protocol's own form (auth object, free-form id, no proof) as
 	// unverified (docs/AGENT-CONTEXT-PROTOCOL.md).
-	RegisterClaim(c directory.Claim) (directory.Agent, error)
-	HeartbeatClaim(id, status string) (directory.Agent, error)
+	RegisterClaim(ctx context.Context, c directory.Claim) (directory.Agent, error)
+	HeartbeatClaim(ctx context.Context, id, status string) (directory.Agent, error)
 	// UnregisterClaim removes an unverified registration.
 	UnregisterClaim(ctx context.Context, id string) error
 	Evaluate(ctx context.Context, evaluatorSK, agent string, score float64, review, ref string) (*nostr.Event, error)

@@ -53,7 +53,7 @@ func (d *Directory) loadAll(ctx context.Context, f nostr.Filter) error {
 		}
 		for _, evt := range evts {
 			if !cur.seen(evt) {
-				d.ingest(evt)
+				d.ingest(ctx, evt)
 			}
 		}
 		if len(evts) < q.Limit {
