@@ -63,7 +63,7 @@ func (d *Daemon) Chat(ctx context.Context, agent, conversation, text string) (Ch
 	if err != nil {
 		return ChatReply{}, err
 	}
-	if err := d.checkRevoked(a); err != nil {
+	if err := d.checkRevoked(ctx, a); err != nil {
 		return ChatReply{}, err
 	}
 	if strings.TrimSpace(text) == "" {
@@ -100,8 +100,8 @@ func (d *Daemon) Chat(ctx context.Context, agent, conversation, text string) (Ch
 
 // checkRevoked fails with ErrRevoked for an agent its owner revoked
 // (Config.Revoked): it then answers nothing and runs no tool.
-func (d *Daemon) checkRevoked(a Agent) error {
-	if d.cfg.Revoked != nil && d.cfg.Revoked(a.PubKey) {
+func (d *Daemon) checkRevoked(ctx context.Context, a Agent) error {
+	if d.cfg.Revoked != nil && d.cfg.Revoked(ctx, a.PubKey) {
 		return fmt.Errorf("%w: %s", ErrRevoked, a.Name)
 	}
 	return nil

@@ -93,7 +93,7 @@ type Config struct {
 	Bindings BindingCaller
 	// Revoked, when set, reports agents their owner revoked
 	// (agentd/consent): Chat, Tools and CAP refuse them with ErrRevoked.
-	Revoked func(agent string) bool
+	Revoked func(ctx context.Context, agent string) bool
 	// Model is the chat model (*llm.Client satisfies it). Nil: Chat fails
 	// with llm.ErrNoModel; nothing else needs a model.
 	Model ChatModel

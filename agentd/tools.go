@@ -59,7 +59,7 @@ func (d *Daemon) toolset(ctx context.Context, agent, capID string) (*toolset, er
 	if err != nil {
 		return nil, err
 	}
-	if err := d.checkRevoked(a); err != nil {
+	if err := d.checkRevoked(ctx, a); err != nil {
 		return nil, err
 	}
 	c, err := d.compose(ctx, a.PubKey)

@@ -46,7 +46,7 @@ func (s *Service) agentRegister(ctx context.Context, params json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRevoked(p.Proof.PubKey); err != nil {
+	if err := s.checkRevoked(ctx, p.Proof.PubKey); err != nil {
 		return nil, err
 	}
 	a, err := s.cfg.Directory.Register(ctx, p.Proof)
@@ -105,7 +105,7 @@ func (s *Service) registerClaim(ctx context.Context, ag specAgent) (any, error) 
 		return nil, invalidPayload("agent.id is required (and a proof, the agent's signed kind 30333, to be listed as verified)")
 	}
 	if id, err := events.ParsePubKey(ag.ID); err == nil {
-		if err := s.checkRevoked(id); err != nil {
+		if err := s.checkRevoked(ctx, id); err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +148,7 @@ func (s *Service) agentUnregister(ctx context.Context, params json.RawMessage) (
 	if p.Proof == nil {
 		return nil, invalidPayload(`proof (the agent's signed kind 30333, status "offline") is required`)
 	}
-	if err := s.checkRevoked(id); err != nil {
+	if err := s.checkRevoked(ctx, id); err != nil {
 		return nil, err
 	}
 	if err := s.cfg.Directory.Unregister(ctx, id, p.Proof); err != nil {
@@ -183,7 +183,7 @@ func (s *Service) agentHeartbeat(ctx context.Context, params json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRevoked(id); err != nil {
+	if err := s.checkRevoked(ctx, id); err != nil {
 		return nil, err
 	}
 	if p.Proof == nil {
