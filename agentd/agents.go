@@ -71,7 +71,7 @@ func (d *Daemon) Show(ctx context.Context, agent string) (AgentView, error) {
 	if v.Ownership, err = d.ownership(ctx, a); err != nil {
 		return AgentView{}, err
 	}
-	if v.KeyEncrypted, err = d.keys.Encrypted(a.PubKey); err != nil {
+	if v.KeyEncrypted, err = d.keys.Encrypted(ctx, a.PubKey); err != nil {
 		return AgentView{}, fmt.Errorf("agentd: %w", err)
 	}
 	if c, err := d.compose(ctx, a.PubKey); err == nil {
@@ -139,7 +139,7 @@ func (d *Daemon) SetAutoUpgrade(ctx context.Context, agent string, on bool) (Age
 		return a, err
 	}
 	a.AutoUpgrade = on
-	if err := d.reg.put(a); err != nil {
+	if err := d.reg.put(ctx, a); err != nil {
 		return Agent{}, err
 	}
 	d.live.set(a)
@@ -184,19 +184,21 @@ func (d *Daemon) Remove(ctx context.Context, agent string, retract bool) (Remove
 			return Removed{}, err
 		}
 	}
-	if err := d.reg.remove(a.PubKey); err != nil {
+	if err := d.reg.remove(ctx, a.PubKey); err != nil {
 		return Removed{}, err
 	}
+	// The record is gone: the rest of the removal runs even if ctx ends.
+	ctx = context.WithoutCancel(ctx)
 	d.live.drop(a.PubKey)
 	d.changed()
 	d.place(ctx, a.PubKey, false)
-	if err := d.keys.Delete(a.PubKey); err != nil {
+	if err := d.keys.Delete(ctx, a.PubKey); err != nil {
 		d.log.Error("agent removed but its key file could not be deleted", "agent", a.PubKey, "err", err)
 	}
 	if err := d.forgetFiles(a.PubKey); err != nil {
 		d.log.Error("agent removed but its files could not be deleted", "agent", a.PubKey, "err", err)
 	}
-	if err := d.caps.forget(a.PubKey); err != nil {
+	if err := d.caps.forget(ctx, a.PubKey); err != nil {
 		d.log.Error("agent removed but its capabilities folder could not be deleted", "agent", a.PubKey, "err", err)
 	}
 	d.log.Info("agent removed", "agent", a.PubKey, "name", a.Name, "retracted", len(r.Retractions))

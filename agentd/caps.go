@@ -64,7 +64,7 @@ func (d *Daemon) Caps(ctx context.Context, agent string) ([]InstalledCap, error)
 	if err != nil {
 		return nil, err
 	}
-	return d.caps.load(a.PubKey)
+	return d.caps.load(ctx, a.PubKey)
 }
 
 // InstallCap installs a capability package on the agent: resolved on the
@@ -86,7 +86,7 @@ func (d *Daemon) InstallCap(ctx context.Context, agent string, req CapInstallReq
 	}
 	d.caps.write.Lock()
 	defer d.caps.write.Unlock()
-	caps, err := d.caps.load(a.PubKey)
+	caps, err := d.caps.load(ctx, a.PubKey)
 	if err != nil {
 		return CapChange{}, err
 	}
@@ -100,7 +100,7 @@ func (d *Daemon) InstallCap(ctx context.Context, agent string, req CapInstallReq
 	if err != nil {
 		return CapChange{}, err
 	}
-	if err := d.caps.save(a.PubKey, append(caps, rec)); err != nil {
+	if err := d.caps.save(ctx, a.PubKey, append(caps, rec)); err != nil {
 		return CapChange{}, err
 	}
 	d.capsChanged(ctx, a.PubKey)
@@ -118,7 +118,7 @@ func (d *Daemon) RemoveCap(ctx context.Context, agent, capRef string) (CapChange
 	}
 	d.caps.write.Lock()
 	defer d.caps.write.Unlock()
-	caps, err := d.caps.load(a.PubKey)
+	caps, err := d.caps.load(ctx, a.PubKey)
 	if err != nil {
 		return CapChange{}, err
 	}
@@ -127,10 +127,10 @@ func (d *Daemon) RemoveCap(ctx context.Context, agent, capRef string) (CapChange
 		return CapChange{}, fmt.Errorf("%w: %q", ErrCapNotInstalled, capRef)
 	}
 	rec := caps[i]
-	if err := d.caps.save(a.PubKey, slices.Delete(caps, i, i+1)); err != nil {
+	if err := d.caps.save(ctx, a.PubKey, slices.Delete(caps, i, i+1)); err != nil {
 		return CapChange{}, err
 	}
-	if err := d.caps.dropFile(a.PubKey, rec.File); err != nil {
+	if err := d.caps.dropFile(ctx, a.PubKey, rec.File); err != nil {
 		d.log.Warn("capability removed but its cached file stays", "agent", a.PubKey, "cap", rec.ID, "err", err)
 	}
 	d.capsChanged(ctx, a.PubKey)
@@ -148,7 +148,7 @@ func (d *Daemon) UpgradeCap(ctx context.Context, agent, capRef string, req CapUp
 	if err != nil {
 		return CapChange{}, err
 	}
-	cur, err := d.installedCap(a.PubKey, capRef)
+	cur, err := d.installedCap(ctx, a.PubKey, capRef)
 	if err != nil {
 		return CapChange{}, err
 	}
@@ -173,7 +173,7 @@ func (d *Daemon) UpgradeCap(ctx context.Context, agent, capRef string, req CapUp
 // replace swaps cur for c in the agent's caps.json. The caller holds
 // d.caps.write.
 func (d *Daemon) replace(ctx context.Context, agent string, cur InstalledCap, c checked, accept bool) (CapChange, error) {
-	caps, err := d.caps.load(agent)
+	caps, err := d.caps.load(ctx, agent)
 	if err != nil {
 		return CapChange{}, err
 	}
@@ -198,11 +198,11 @@ func (d *Daemon) replace(ctx context.Context, agent string, cur InstalledCap, c 
 	}
 	rec.InstalledAt, rec.UpgradedAt = old.InstalledAt, now()
 	caps[i] = rec
-	if err := d.caps.save(agent, caps); err != nil {
+	if err := d.caps.save(ctx, agent, caps); err != nil {
 		return CapChange{}, err
 	}
 	if rec.File != old.File {
-		if err := d.caps.dropFile(agent, old.File); err != nil {
+		if err := d.caps.dropFile(ctx, agent, old.File); err != nil {
 			d.log.Warn("old cached package stays", "agent", agent, "file", old.File, "err", err)
 		}
 	}
@@ -318,7 +318,7 @@ func (d *Daemon) put(ctx context.Context, agent string, c checked) (InstalledCap
 			return InstalledCap{}, fmt.Errorf("%w: register schema %s: %v", ErrCapRefused, p.SchemaURI(), err)
 		}
 	}
-	rel, err := d.caps.cacheFile(agent, p.Name(), p.Version(), p.Raw)
+	rel, err := d.caps.cacheFile(ctx, agent, p.Name(), p.Version(), p.Raw)
 	if err != nil {
 		return InstalledCap{}, err
 	}
@@ -332,8 +332,8 @@ func (d *Daemon) put(ctx context.Context, agent string, c checked) (InstalledCap
 }
 
 // installedCap returns the agent's installed capability named by ref.
-func (d *Daemon) installedCap(agent, ref string) (InstalledCap, error) {
-	caps, err := d.caps.load(agent)
+func (d *Daemon) installedCap(ctx context.Context, agent, ref string) (InstalledCap, error) {
+	caps, err := d.caps.load(ctx, agent)
 	if err != nil {
 		return InstalledCap{}, err
 	}
@@ -346,11 +346,11 @@ func (d *Daemon) installedCap(agent, ref string) (InstalledCap, error) {
 
 // pkg returns the parsed package of an installed capability, from the
 // cache or the cached file (whose hash must still match the record).
-func (d *Daemon) pkg(agent string, ic InstalledCap) (*acp.Package, error) {
+func (d *Daemon) pkg(ctx context.Context, agent string, ic InstalledCap) (*acp.Package, error) {
 	if p := d.caps.cached(ic.SHA256); p != nil {
 		return p, nil
 	}
-	raw, err := d.caps.readFile(agent, ic.File)
+	raw, err := d.caps.readFile(ctx, agent, ic.File)
 	if err != nil {
 		return nil, err
 	}

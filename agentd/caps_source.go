@@ -40,7 +40,7 @@ func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capabi
 	if err != nil {
 		return nil, capError(err)
 	}
-	caps, err := s.d.caps.load(a.PubKey)
+	caps, err := s.d.caps.load(ctx, a.PubKey)
 	if err != nil {
 		return nil, capError(err)
 	}
@@ -50,7 +50,7 @@ func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capabi
 	}
 	var out []cap.Capability
 	for _, ic := range caps {
-		p, err := s.d.pkg(a.PubKey, ic)
+		p, err := s.d.pkg(ctx, a.PubKey, ic)
 		if err != nil {
 			s.d.log.Warn("capability not listed", "agent", a.PubKey, "cap", ic.ID, "err", err)
 			continue

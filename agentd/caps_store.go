@@ -75,11 +75,11 @@ func newCapsState(cfg Config) *capsState {
 		lists: map[string][]InstalledCap{}, chat: newChatState()}
 }
 
-// filesTimeout bounds one agent-file operation (the callers pass no context).
+// filesTimeout bounds one agent-file operation under the caller's ctx.
 const filesTimeout = 30 * time.Second
 
-func filesCtx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), filesTimeout)
+func filesCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, filesTimeout)
 }
 
 // invalidate forgets the cached lists and routers (another instance may
@@ -100,14 +100,14 @@ func (s *capsState) invalidate() {
 // forget drops a removed agent's capabilities: its directory (caps.json and
 // the cached packages), its cached list and its router. Its state stays in
 // the state store.
-func (s *capsState) forget(agent string) error {
+func (s *capsState) forget(ctx context.Context, agent string) error {
 	s.write.Lock()
 	defer s.write.Unlock()
 	s.mu.Lock()
 	delete(s.lists, agent)
 	s.mu.Unlock()
 	s.chat.dropRouter(agent)
-	ctx, cancel := filesCtx()
+	ctx, cancel := filesCtx(ctx)
 	defer cancel()
 	return s.files.RemoveAll(ctx, agent)
 }
@@ -115,14 +115,14 @@ func (s *capsState) forget(agent string) error {
 // load returns an agent's installed capabilities (a copy the caller may
 // change): caps.json as last written by this daemon, else read from disk;
 // a missing file is no capability.
-func (s *capsState) load(agent string) ([]InstalledCap, error) {
+func (s *capsState) load(ctx context.Context, agent string) ([]InstalledCap, error) {
 	s.mu.Lock()
 	list, ok := s.lists[agent]
 	s.mu.Unlock()
 	if ok {
 		return cloneCaps(list), nil
 	}
-	list, err := s.read(agent)
+	list, err := s.read(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
@@ -133,9 +133,9 @@ func (s *capsState) load(agent string) ([]InstalledCap, error) {
 }
 
 // read reads an agent's caps.json.
-func (s *capsState) read(agent string) ([]InstalledCap, error) {
+func (s *capsState) read(ctx context.Context, agent string) ([]InstalledCap, error) {
 	path := agent + "/caps.json"
-	ctx, cancel := filesCtx()
+	ctx, cancel := filesCtx(ctx)
 	defer cancel()
 	b, err := s.files.Read(ctx, agent, "caps.json")
 	if errors.Is(err, fs.ErrNotExist) {
@@ -158,12 +158,12 @@ func (s *capsState) read(agent string) ([]InstalledCap, error) {
 }
 
 // save writes an agent's caps.json atomically (0600).
-func (s *capsState) save(agent string, caps []InstalledCap) error {
+func (s *capsState) save(ctx context.Context, agent string, caps []InstalledCap) error {
 	b, err := json.MarshalIndent(capsFile{Version: capsVersion, Caps: caps}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("agentd: encode caps: %w", err)
 	}
-	ctx, cancel := filesCtx()
+	ctx, cancel := filesCtx(ctx)
 	defer cancel()
 	if err := s.files.Write(ctx, agent, "caps.json", append(b, '\n')); err != nil {
 		return fmt.Errorf("agentd: write caps: %w", err)
@@ -186,9 +186,9 @@ func cloneCaps(list []InstalledCap) []InstalledCap {
 
 // cacheFile writes the package file under the agent's caps directory and
 // returns its path relative to the agent's directory.
-func (s *capsState) cacheFile(agent, name, version string, raw []byte) (string, error) {
+func (s *capsState) cacheFile(ctx context.Context, agent, name, version string, raw []byte) (string, error) {
 	rel := "caps/" + name + "@" + version + ".acp.yaml"
-	ctx, cancel := filesCtx()
+	ctx, cancel := filesCtx(ctx)
 	defer cancel()
 	if err := s.files.Write(ctx, agent, rel, raw); err != nil {
 		return "", fmt.Errorf("agentd: cache package: %w", err)
@@ -197,8 +197,8 @@ func (s *capsState) cacheFile(agent, name, version string, raw []byte) (string, 
 }
 
 // dropFile removes a cached package file (a missing one is fine).
-func (s *capsState) dropFile(agent, rel string) error {
-	ctx, cancel := filesCtx()
+func (s *capsState) dropFile(ctx context.Context, agent, rel string) error {
+	ctx, cancel := filesCtx(ctx)
 	defer cancel()
 	if err := s.files.Remove(ctx, agent, filepath.ToSlash(rel)); err != nil {
 		return fmt.Errorf("agentd: %w", err)
@@ -207,11 +207,11 @@ func (s *capsState) dropFile(agent, rel string) error {
 }
 
 // readFile reads a cached package file.
-func (s *capsState) readFile(agent, rel string) ([]byte, error) {
+func (s *capsState) readFile(ctx context.Context, agent, rel string) ([]byte, error) {
 	if rel == "" || strings.Contains(rel, "..") {
 		return nil, fmt.Errorf("agentd: bad cached package path %q", rel)
 	}
-	ctx, cancel := filesCtx()
+	ctx, cancel := filesCtx(ctx)
 	defer cancel()
 	b, err := s.files.Read(ctx, agent, filepath.ToSlash(rel))
 	if err != nil {

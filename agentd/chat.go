@@ -63,7 +63,7 @@ func (d *Daemon) Chat(ctx context.Context, agent, conversation, text string) (Ch
 	if err != nil {
 		return ChatReply{}, err
 	}
-	if err := d.checkRevoked(a); err != nil {
+	if err := d.checkRevoked(ctx, a); err != nil {
 		return ChatReply{}, err
 	}
 	if strings.TrimSpace(text) == "" {
@@ -73,7 +73,7 @@ func (d *Daemon) Chat(ctx context.Context, agent, conversation, text string) (Ch
 	if conv == "" {
 		conv = DefaultConversation
 	}
-	r, err := d.router(a.PubKey)
+	r, err := d.router(ctx, a.PubKey)
 	if err != nil {
 		return ChatReply{}, err
 	}
@@ -100,8 +100,8 @@ func (d *Daemon) Chat(ctx context.Context, agent, conversation, text string) (Ch
 
 // checkRevoked fails with ErrRevoked for an agent its owner revoked
 // (Config.Revoked): it then answers nothing and runs no tool.
-func (d *Daemon) checkRevoked(a Agent) error {
-	if d.cfg.Revoked != nil && d.cfg.Revoked(a.PubKey) {
+func (d *Daemon) checkRevoked(ctx context.Context, a Agent) error {
+	if d.cfg.Revoked != nil && d.cfg.Revoked(ctx, a.PubKey) {
 		return fmt.Errorf("%w: %s", ErrRevoked, a.Name)
 	}
 	return nil
@@ -179,11 +179,11 @@ func toolViews(calls []modelloop.ToolCallRecord) []ToolCallView {
 
 // router returns the agent's router, built from its installed capabilities
 // on first use and kept current by capsChanged.
-func (d *Daemon) router(agent string) (*router.Router, error) {
+func (d *Daemon) router(ctx context.Context, agent string) (*router.Router, error) {
 	if r := d.caps.chat.router(agent); r != nil {
 		return r, nil
 	}
-	routes, err := d.routes(agent)
+	routes, err := d.routes(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
@@ -193,14 +193,14 @@ func (d *Daemon) router(agent string) (*router.Router, error) {
 }
 
 // routes are the agent's installed capabilities as the router sees them.
-func (d *Daemon) routes(agent string) ([]router.Route, error) {
-	caps, err := d.caps.load(agent)
+func (d *Daemon) routes(ctx context.Context, agent string) ([]router.Route, error) {
+	caps, err := d.caps.load(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
 	var routes []router.Route
 	for _, ic := range caps {
-		p, err := d.pkg(agent, ic)
+		p, err := d.pkg(ctx, agent, ic)
 		if err != nil {
 			d.log.Warn("capability skipped by the router", "agent", agent, "cap", ic.ID, "err", err)
 			continue
@@ -218,7 +218,7 @@ func (d *Daemon) capsChanged(ctx context.Context, agent string) {
 	if r == nil {
 		return
 	}
-	routes, err := d.routes(agent)
+	routes, err := d.routes(ctx, agent)
 	if err != nil {
 		d.log.Warn("router not updated", "agent", agent, "err", err)
 		d.caps.chat.dropRouter(agent)

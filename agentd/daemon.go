@@ -98,7 +98,7 @@ type Config struct {
 	Bindings BindingCaller
 	// Revoked, when set, reports agents their owner revoked
 	// (agentd/consent): Chat, Tools and CAP refuse them with ErrRevoked.
-	Revoked func(agent string) bool
+	Revoked func(ctx context.Context, agent string) bool
 	// Model is the chat model (*llm.Client satisfies it). Nil: Chat fails
 	// with llm.ErrNoModel; nothing else needs a model.
 	Model ChatModel
@@ -203,7 +203,7 @@ func (d *Daemon) openFiles(ctx context.Context) error {
 		return err
 	}
 	for _, a := range d.reg.agents {
-		if _, err := d.keys.Secret(a.PubKey); err != nil {
+		if _, err := d.keys.Secret(ctx, a.PubKey); err != nil {
 			return fmt.Errorf("agentd: agent %s (%s): %w", a.Name, a.PubKey, err)
 		}
 	}

@@ -305,8 +305,8 @@ func orDuration(v, def time.Duration) time.Duration {
 
 // undoCreate drops an agent create made (its record and key) when its
 // files could not be placed. The caller holds d.mu.
-func (d *Daemon) undoCreate(_ context.Context, a Agent) error {
-	return errors.Join(d.reg.remove(a.PubKey), d.keys.Delete(a.PubKey))
+func (d *Daemon) undoCreate(ctx context.Context, a Agent) error {
+	return errors.Join(d.reg.remove(ctx, a.PubKey), d.keys.Delete(ctx, a.PubKey))
 }
 
 // forgetFiles removes the agent's files, skills and their manifests.

@@ -132,7 +132,7 @@ func TestDaemon_Effective_deletionAndComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk, err := ks.Secret(a.PubKey)
+	sk, err := ks.Secret(t.Context(), a.PubKey)
 	if err != nil {
 		t.Fatal(err)
 	}

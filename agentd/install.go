@@ -116,7 +116,7 @@ func parseInstall(req InstallRequest) (DefinitionRef, string, error) {
 // create makes the key, publishes the profile and saves the registry,
 // deleting the key again if either fails. The caller holds d.mu.
 func (d *Daemon) create(ctx context.Context, def *events.Definition, owner, name string, auto bool) (Agent, *nostr.Event, error) {
-	pk, err := d.keys.Create()
+	pk, err := d.keys.Create(ctx)
 	if err != nil {
 		return Agent{}, nil, err
 	}
@@ -127,10 +127,10 @@ func (d *Daemon) create(ctx context.Context, def *events.Definition, owner, name
 	}
 	profile, err := d.publishProfile(ctx, a, def)
 	if err == nil {
-		err = d.reg.put(a)
+		err = d.reg.put(ctx, a)
 	}
 	if err != nil {
-		return Agent{}, nil, errors.Join(err, d.keys.Delete(pk))
+		return Agent{}, nil, errors.Join(err, d.keys.Delete(context.WithoutCancel(ctx), pk))
 	}
 	return a, profile, nil
 }
@@ -150,10 +150,10 @@ func (d *Daemon) createShared(ctx context.Context, ir InstallRecords, a Agent, d
 	got, created, err := ir.Install(rctx, a)
 	cancel()
 	if err != nil {
-		return Agent{}, nil, errors.Join(fmt.Errorf("agentd: write record: %w", err), d.keys.Delete(a.PubKey))
+		return Agent{}, nil, errors.Join(fmt.Errorf("agentd: write record: %w", err), d.keys.Delete(context.WithoutCancel(ctx), a.PubKey))
 	}
 	if !created {
-		if err := d.keys.Delete(a.PubKey); err != nil {
+		if err := d.keys.Delete(ctx, a.PubKey); err != nil {
 			d.log.Warn("unused agent key not deleted", "agent", a.PubKey, "err", err)
 		}
 		d.reg.remember(got)
@@ -161,9 +161,10 @@ func (d *Daemon) createShared(ctx context.Context, ir InstallRecords, a Agent, d
 	}
 	profile, err := d.publishProfile(ctx, a, def)
 	if err != nil {
-		rctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
+		// undone even if ctx ended (the profile's publication may have failed for that)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordsTimeout)
 		defer cancel()
-		return Agent{}, nil, errors.Join(err, ir.Remove(rctx, a.PubKey), d.keys.Delete(a.PubKey))
+		return Agent{}, nil, errors.Join(err, ir.Remove(rctx, a.PubKey), d.keys.Delete(rctx, a.PubKey))
 	}
 	d.reg.remember(a)
 	return a, profile, nil
@@ -227,7 +228,7 @@ func (d *Daemon) signAndPublish(ctx context.Context, agent string, tmpl nostr.Ev
 	if evt.CreatedAt == 0 {
 		evt.CreatedAt = nostr.Now()
 	}
-	if err := d.keys.Sign(agent, &evt); err != nil {
+	if err := d.keys.Sign(ctx, agent, &evt); err != nil {
 		return nil, fmt.Errorf("agentd: %w", err)
 	}
 	if err := events.Validate(&evt); err != nil {

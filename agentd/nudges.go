@@ -13,7 +13,7 @@ func (d *Daemon) AddNudge(ctx context.Context, agent, nudgeRef string) (Agent, b
 	if err != nil {
 		return Agent{}, false, err
 	}
-	return d.editNudges(agent, func(ids []string) []string {
+	return d.editNudges(ctx, agent, func(ids []string) []string {
 		if slices.Contains(ids, n.ID) {
 			return ids
 		}
@@ -29,13 +29,13 @@ func (d *Daemon) RemoveNudge(ctx context.Context, agent, nudgeRef string) (Agent
 	if err != nil {
 		return Agent{}, false, err
 	}
-	return d.editNudges(agent, func(ids []string) []string {
+	return d.editNudges(ctx, agent, func(ids []string) []string {
 		return slices.DeleteFunc(ids, func(x string) bool { return x == id })
 	})
 }
 
 // editNudges applies edit to the agent's nudge list and saves a change.
-func (d *Daemon) editNudges(agent string, edit func([]string) []string) (Agent, bool, error) {
+func (d *Daemon) editNudges(ctx context.Context, agent string, edit func([]string) []string) (Agent, bool, error) {
 	if err := d.begin(); err != nil {
 		return Agent{}, false, err
 	}
@@ -49,7 +49,7 @@ func (d *Daemon) editNudges(agent string, edit func([]string) []string) (Agent, 
 	if slices.Equal(next.Nudges, a.Nudges) {
 		return a, false, nil
 	}
-	if err := d.reg.put(next); err != nil {
+	if err := d.reg.put(ctx, next); err != nil {
 		return Agent{}, false, err
 	}
 	d.live.set(next)

@@ -57,23 +57,23 @@ func (f *FileRecords) Get(_ context.Context, pubkey string) (Agent, error) {
 }
 
 // Put adds or replaces a and saves the file.
-func (f *FileRecords) Put(_ context.Context, a Agent) error {
+func (f *FileRecords) Put(ctx context.Context, a Agent) error {
 	if err := CheckAgent(a); err != nil {
 		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.reg.put(a)
+	return f.reg.put(ctx, a)
 }
 
 // Remove drops the agent with pubkey and saves the file.
-func (f *FileRecords) Remove(_ context.Context, pubkey string) error {
+func (f *FileRecords) Remove(ctx context.Context, pubkey string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.reg.index(pubkey) < 0 {
 		return fmt.Errorf("%w: %s", ErrUnknownAgent, pubkey)
 	}
-	return f.reg.remove(pubkey)
+	return f.reg.remove(ctx, pubkey)
 }
 
 // CheckAgent refuses a record that could not have been written by the

@@ -1,6 +1,7 @@
 package agentd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -152,9 +153,9 @@ func (r *registry) find(defID, owner, name string) (Agent, bool) {
 
 // put adds a or replaces the agent with a's pubkey, then saves. On a save
 // failure the change is undone.
-func (r *registry) put(a Agent) error {
+func (r *registry) put(ctx context.Context, a Agent) error {
 	if r.records != nil {
-		return r.putRecord(a)
+		return r.putRecord(ctx, a)
 	}
 	old := slices.Clone(r.agents)
 	if i := r.index(a.PubKey); i >= 0 {
@@ -170,9 +171,9 @@ func (r *registry) put(a Agent) error {
 }
 
 // remove drops the agent with pubkey, then saves.
-func (r *registry) remove(pubkey string) error {
+func (r *registry) remove(ctx context.Context, pubkey string) error {
 	if r.records != nil {
-		return r.removeRecord(pubkey)
+		return r.removeRecord(ctx, pubkey)
 	}
 	old := slices.Clone(r.agents)
 	r.agents = slices.DeleteFunc(r.agents, func(a Agent) bool { return a.PubKey == pubkey })

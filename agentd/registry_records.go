@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// recordsTimeout bounds a registry write to a Records backing (the
-// registry's callers pass no context).
+// recordsTimeout bounds a registry write to a Records backing under the
+// caller's ctx.
 const recordsTimeout = 30 * time.Second
 
 // loadRecords reads the registry from a Records backing (Config.Records):
@@ -26,8 +26,8 @@ func loadRecords(ctx context.Context, rec Records) (*registry, error) {
 	return r, nil
 }
 
-func (r *registry) putRecord(a Agent) error {
-	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
+func (r *registry) putRecord(ctx context.Context, a Agent) error {
+	ctx, cancel := context.WithTimeout(ctx, recordsTimeout)
 	defer cancel()
 	if err := r.records.Put(ctx, a); err != nil {
 		return fmt.Errorf("agentd: write record: %w", err)
@@ -49,8 +49,8 @@ func (r *registry) remember(a Agent) {
 	}
 }
 
-func (r *registry) removeRecord(pubkey string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
+func (r *registry) removeRecord(ctx context.Context, pubkey string) error {
+	ctx, cancel := context.WithTimeout(ctx, recordsTimeout)
 	defer cancel()
 	if err := r.records.Remove(ctx, pubkey); err != nil && !errors.Is(err, ErrUnknownAgent) {
 		return fmt.Errorf("agentd: remove record: %w", err)

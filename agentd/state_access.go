@@ -55,7 +55,7 @@ func (d *Daemon) SetStateAccess(ctx context.Context, agent string, req StateAcce
 	if err != nil {
 		return Agent{}, err
 	}
-	if req.Open && !d.hasSchema(a, req.Schema) {
+	if req.Open && !d.hasSchema(ctx, a, req.Schema) {
 		return Agent{}, fmt.Errorf("%w: schema %q: not a core model nor declared by a capability installed on %s", ErrBadRequest, req.Schema, a.Name)
 	}
 	if err := d.begin(); err != nil {
@@ -66,7 +66,7 @@ func (d *Daemon) SetStateAccess(ctx context.Context, agent string, req StateAcce
 		return Agent{}, err
 	}
 	a.StateOpen = withGrant(a.StateOpen, req)
-	if err := d.reg.put(a); err != nil {
+	if err := d.reg.put(ctx, a); err != nil {
 		return Agent{}, err
 	}
 	return a, nil
@@ -74,16 +74,16 @@ func (d *Daemon) SetStateAccess(ctx context.Context, agent string, req StateAcce
 
 // hasSchema reports whether uri is a core model or the schema of one of
 // the agent's installed capabilities.
-func (d *Daemon) hasSchema(a Agent, uri string) bool {
+func (d *Daemon) hasSchema(ctx context.Context, a Agent, uri string) bool {
 	if slices.Contains(schema.CoreURIs, uri) {
 		return true
 	}
-	caps, err := d.caps.load(a.PubKey)
+	caps, err := d.caps.load(ctx, a.PubKey)
 	if err != nil {
 		return false
 	}
 	for _, ic := range caps {
-		if p, err := d.pkg(a.PubKey, ic); err == nil && p.SchemaURI() == uri {
+		if p, err := d.pkg(ctx, a.PubKey, ic); err == nil && p.SchemaURI() == uri {
 			return true
 		}
 	}

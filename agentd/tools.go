@@ -59,7 +59,7 @@ func (d *Daemon) toolset(ctx context.Context, agent, capID string) (*toolset, er
 	if err != nil {
 		return nil, err
 	}
-	if err := d.checkRevoked(a); err != nil {
+	if err := d.checkRevoked(ctx, a); err != nil {
 		return nil, err
 	}
 	c, err := d.compose(ctx, a.PubKey)
@@ -71,11 +71,11 @@ func (d *Daemon) toolset(ctx context.Context, agent, capID string) (*toolset, er
 		ts.caller = asRequester(ctx, a, ts.caller)
 		return ts, nil
 	}
-	ic, err := d.installedCap(a.PubKey, capID)
+	ic, err := d.installedCap(ctx, a.PubKey, capID)
 	if err != nil {
 		return nil, err
 	}
-	p, err := d.pkg(a.PubKey, ic)
+	p, err := d.pkg(ctx, a.PubKey, ic)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func (d *Daemon) upgrade(ctx context.Context, a Agent, to string) (UpgradePlan, 
 	if _, err := d.publishProfile(ctx, next, target); err != nil {
 		return plan, err
 	}
-	if err := d.reg.put(next); err != nil {
+	if err := d.reg.put(ctx, next); err != nil {
 		return plan, err
 	}
 	d.live.set(next)

@@ -98,13 +98,13 @@ func TestLedger_beginRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrap := &nostr.Event{ID: "w1", CreatedAt: nostr.Now()}
-	if err := a.Begin(wrap, nil); err != nil {
+	if err := a.Begin(ctx, wrap, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b.Has(wrap.ID) {
 		t.Fatal("b's memory was loaded before a's Begin: the test needs it not to know")
 	}
-	if err := b.Begin(wrap, nil); !errors.Is(err, dm.ErrAnswered) {
+	if err := b.Begin(ctx, wrap, nil); !errors.Is(err, dm.ErrAnswered) {
 		t.Fatalf("b.Begin: %v, want ErrAnswered", err)
 	}
 	if !b.Has(wrap.ID) {

@@ -14,9 +14,17 @@ import (
 // ErrSchemaTooNew: the database was migrated by a newer binary.
 var ErrSchemaTooNew = errors.New("agentpg: database schema is newer than this binary")
 
-// opTimeout bounds the calls of interfaces that take no context
-// (keystore.Keys).
+// opTimeout bounds one call of the small stores (keys, the DM ledger)
+// under the caller's ctx, so that a caller with no deadline of its own (a
+// key lookup from a relay policy) does not wait on a hung database for
+// ever.
 const opTimeout = 30 * time.Second
+
+// bounded is ctx with opTimeout at most: cancelling ctx still cancels the
+// query.
+func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, opTimeout)
+}
 
 // DB is the agent daemon's data in one PostgreSQL database. It is safe for
 // concurrent use, also by several instances on the same database.

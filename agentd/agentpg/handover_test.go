@@ -65,8 +65,10 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 func TestHandover_takeoverAfterDeath(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	a := newInstance(t, url, "a", 300*time.Millisecond)
-	b := newInstance(t, url, "b", 300*time.Millisecond)
+	// Long leases and quick ticks: a busy CPU cannot make a lose the
+	// agent before it dies; its death expires its lease at once.
+	a := newInstanceWith(t, url, lease.Config{Instance: "a", TTL: time.Minute, Interval: 20 * time.Millisecond})
+	b := newInstanceWith(t, url, lease.Config{Instance: "b", TTL: time.Minute, Interval: 20 * time.Millisecond})
 	if _, err := a.state.Register(ctx, capNote, []byte(noteSchema)); err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +84,7 @@ func TestHandover_takeoverAfterDeath(t *testing.T) {
 		t.Fatal("the agent runs on b while a holds it")
 	}
 	killA()
+	expireLeases(t, url, "a")
 	waitUntil(t, "the agent to run on b", func() bool { return hb.Runs(agentX) })
 	if got, err := b.get(t, "n1"); err != nil || got["title"] != "before the crash" {
 		t.Errorf("state on b after the takeover: %v, %v", got, err)

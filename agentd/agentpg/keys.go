@@ -30,15 +30,11 @@ func (db *DB) Keys(opts keystore.Options) *Keys {
 	return &Keys{db: db, opts: opts, cache: map[string]string{}}
 }
 
-func ctxOp() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), opTimeout)
-}
-
 // Encrypts reports whether new keys are stored encrypted.
 func (k *Keys) Encrypts() bool { return k.opts.Passphrase != "" }
 
 // Create generates a keypair, stores the secret and returns the pubkey.
-func (k *Keys) Create() (string, error) {
+func (k *Keys) Create(ctx context.Context) (string, error) {
 	sk := nostr.GeneratePrivateKey()
 	pk, err := nostr.GetPublicKey(sk)
 	if err != nil {
@@ -48,7 +44,7 @@ func (k *Keys) Create() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ctx, cancel := ctxOp()
+	ctx, cancel := bounded(ctx)
 	defer cancel()
 	if _, err := k.db.pool.Exec(ctx, `INSERT INTO agentpg_keys (pubkey, secret) VALUES ($1, $2)`, pk, stored); err != nil {
 		return "", fmt.Errorf("keystore: store key: %w", err)
@@ -64,11 +60,11 @@ func (k *Keys) remember(pk, sk string) {
 }
 
 // raw reads pubkey's stored key.
-func (k *Keys) raw(pubkey string) (string, error) {
+func (k *Keys) raw(ctx context.Context, pubkey string) (string, error) {
 	if !events.IsHex64(pubkey) {
 		return "", keystore.ErrBadPubKey
 	}
-	ctx, cancel := ctxOp()
+	ctx, cancel := bounded(ctx)
 	defer cancel()
 	var stored string
 	err := k.db.pool.QueryRow(ctx, `SELECT secret FROM agentpg_keys WHERE pubkey = $1`, pubkey).Scan(&stored)
@@ -82,14 +78,14 @@ func (k *Keys) raw(pubkey string) (string, error) {
 }
 
 // Secret returns pubkey's secret key (hex), checked to be pubkey's.
-func (k *Keys) Secret(pubkey string) (string, error) {
+func (k *Keys) Secret(ctx context.Context, pubkey string) (string, error) {
 	k.mu.Lock()
 	sk, ok := k.cache[pubkey]
 	k.mu.Unlock()
 	if ok {
 		return sk, nil
 	}
-	stored, err := k.raw(pubkey)
+	stored, err := k.raw(ctx, pubkey)
 	if err != nil {
 		return "", err
 	}
@@ -104,8 +100,8 @@ func (k *Keys) Secret(pubkey string) (string, error) {
 }
 
 // Sign sets evt.PubKey, ID and Sig with pubkey's key.
-func (k *Keys) Sign(pubkey string, evt *nostr.Event) error {
-	sk, err := k.Secret(pubkey)
+func (k *Keys) Sign(ctx context.Context, pubkey string, evt *nostr.Event) error {
+	sk, err := k.Secret(ctx, pubkey)
 	if err != nil {
 		return err
 	}
@@ -116,8 +112,8 @@ func (k *Keys) Sign(pubkey string, evt *nostr.Event) error {
 }
 
 // Encrypted reports whether pubkey's stored key is an ncryptsec.
-func (k *Keys) Encrypted(pubkey string) (bool, error) {
-	stored, err := k.raw(pubkey)
+func (k *Keys) Encrypted(ctx context.Context, pubkey string) (bool, error) {
+	stored, err := k.raw(ctx, pubkey)
 	if err != nil {
 		return false, err
 	}
@@ -125,14 +121,14 @@ func (k *Keys) Encrypted(pubkey string) (bool, error) {
 }
 
 // Delete removes pubkey's key.
-func (k *Keys) Delete(pubkey string) error {
+func (k *Keys) Delete(ctx context.Context, pubkey string) error {
 	if !events.IsHex64(pubkey) {
 		return keystore.ErrBadPubKey
 	}
 	k.mu.Lock()
 	delete(k.cache, pubkey)
 	k.mu.Unlock()
-	ctx, cancel := ctxOp()
+	ctx, cancel := bounded(ctx)
 	defer cancel()
 	tag, err := k.db.pool.Exec(ctx, `DELETE FROM agentpg_keys WHERE pubkey = $1`, pubkey)
 	if err != nil {
@@ -145,8 +141,8 @@ func (k *Keys) Delete(pubkey string) error {
 }
 
 // List returns the pubkeys that have a key, sorted.
-func (k *Keys) List() ([]string, error) {
-	ctx, cancel := ctxOp()
+func (k *Keys) List(ctx context.Context) ([]string, error) {
+	ctx, cancel := bounded(ctx)
 	defer cancel()
 	rows, err := k.db.pool.Query(ctx, `SELECT pubkey FROM agentpg_keys ORDER BY pubkey`)
 	if err != nil {

@@ -111,12 +111,12 @@ func (l *Ledger) Pending() map[string]dm.PendingReply {
 
 // Begin records reply as pending for wrap. A wrap that has a row already
 // (begun or answered, by any instance) wraps dm.ErrAnswered.
-func (l *Ledger) Begin(wrap *nostr.Event, reply []*nostr.Event) error {
+func (l *Ledger) Begin(ctx context.Context, wrap *nostr.Event, reply []*nostr.Event) error {
 	doc, err := json.Marshal(reply)
 	if err != nil {
 		return fmt.Errorf("agentpg: encode reply: %w", err)
 	}
-	ctx, cancel := ctxOp()
+	ctx, cancel := bounded(ctx)
 	defer cancel()
 	tag, err := l.db.pool.Exec(ctx, `INSERT INTO agentpg_dm_wraps (id, at, done, reply) VALUES ($1, $2, false, $3)
 		ON CONFLICT (id) DO NOTHING`, wrap.ID, int64(wrap.CreatedAt), doc)
@@ -136,8 +136,8 @@ func (l *Ledger) Begin(wrap *nostr.Event, reply []*nostr.Event) error {
 // Mark records wrap id (created at) as processed at now, drops its
 // pending reply, advances the watermark and forgets ids older than the
 // window before it, in one transaction.
-func (l *Ledger) Mark(id string, at nostr.Timestamp, now time.Time) error {
-	ctx, cancel := ctxOp()
+func (l *Ledger) Mark(ctx context.Context, id string, at nostr.Timestamp, now time.Time) error {
+	ctx, cancel := bounded(ctx)
 	defer cancel()
 	var wm int64
 	err := pgx.BeginFunc(ctx, l.db.pool, func(tx pgx.Tx) error {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agentnode/agentnode/agentd/agentpg"
 	"github.com/agentnode/agentnode/agentd/lease"
 	"github.com/agentnode/agentnode/agentd/state"
@@ -36,13 +38,19 @@ type instance struct {
 
 func newInstance(t testing.TB, url, name string, ttl time.Duration) *instance {
 	t.Helper()
+	return newInstanceWith(t, url, lease.Config{Instance: name, TTL: ttl})
+}
+
+// newInstanceWith is newInstance with its lease manager configured by lc.
+func newInstanceWith(t testing.TB, url string, lc lease.Config) *instance {
+	t.Helper()
 	ctx := context.Background()
 	rt, err := state.Open(ctx, state.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close(ctx) })
-	lm, err := lease.Open(ctx, url, lease.Config{Instance: name, TTL: ttl})
+	lm, err := lease.Open(ctx, url, lc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +95,7 @@ func createArgs(id, title string) string {
 func TestStateSync_takeover(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	a := newInstance(t, url, "a", 200*time.Millisecond)
+	a := newInstance(t, url, "a", time.Minute)
 	b := newInstance(t, url, "b", time.Minute)
 	if _, err := a.state.Register(ctx, capNote, []byte(noteSchema)); err != nil {
 		t.Fatal(err)
@@ -109,6 +117,7 @@ func TestStateSync_takeover(t *testing.T) {
 	if _, err := b.call(t, state.ToolCreate, createArgs("nb", "b")); !errors.Is(err, lease.ErrLost) {
 		t.Fatalf("b writing a's agent: %v, want ErrLost", err)
 	}
+	expireLeases(t, url, "a")
 	takeLease(t, b.lm, agentX)
 	if _, err := b.sync.Takeover(ctx, agentX); err != nil {
 		t.Fatal(err)
@@ -144,6 +153,21 @@ func TestStateSync_takeover(t *testing.T) {
 	}
 	if _, err := c.get(t, "stale"); err == nil {
 		t.Error("the stale holder's write reached the op log")
+	}
+}
+
+// expireLeases makes holder's leases expire now by the database's clock,
+// which decides expiry: holder died a TTL ago, without the test waiting
+// out a TTL short enough to race a busy CPU.
+func expireLeases(t *testing.T, url, holder string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `UPDATE agent_leases SET expires_at = now() - interval '1 millisecond' WHERE holder = $1`, holder); err != nil {
+		t.Fatal(err)
 	}
 }
 

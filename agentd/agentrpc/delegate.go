@@ -52,7 +52,7 @@ func (s *Service) agentDelegate(ctx context.Context, params json.RawMessage) (an
 // agent is remote, and starts it (incoming: a remote node's call for a
 // local agent, p.Target fixed).
 func (s *Service) delegate(ctx context.Context, p DelegateParams, incoming bool) (DelegateResult, error) {
-	if err := s.normaliseDelegate(&p); err != nil {
+	if err := s.normaliseDelegate(ctx, &p); err != nil {
 		return DelegateResult{}, err
 	}
 	t, err := s.cfg.Tasks.Create(ctx, tasks.Task{ID: p.Task.ID, Type: p.Task.Type, Source: p.Source,
@@ -76,7 +76,7 @@ func (s *Service) delegate(ctx context.Context, p DelegateParams, incoming bool)
 	return DelegateResult{Task: t, Meta: Meta{CorrelationID: p.Meta.CorrelationID}}, nil
 }
 
-func (s *Service) normaliseDelegate(p *DelegateParams) error {
+func (s *Service) normaliseDelegate(ctx context.Context, p *DelegateParams) error {
 	var err error
 	if p.Source, err = optionalAgentID("source", p.Source); err != nil {
 		return err
@@ -90,7 +90,7 @@ func (s *Service) normaliseDelegate(p *DelegateParams) error {
 	if p.Meta.CorrelationID == "" {
 		p.Meta.CorrelationID = s.cfg.NewID()
 	}
-	return s.checkRevoked(p.Source, p.Target)
+	return s.checkRevoked(ctx, p.Source, p.Target)
 }
 
 // dispatch asks consent for a remote assignee, then assigns and starts the
@@ -142,7 +142,7 @@ func (s *Service) choose(ctx context.Context, p DelegateParams, incoming bool) (
 	}
 	var cands []tasks.Candidate
 	for _, a := range s.cfg.Directory.Search(directory.Query{Capabilities: p.Task.Requirements.Capabilities, Limit: -1}) {
-		_, revoked := s.revoked(a.ID)
+		_, revoked := s.revoked(ctx, a.ID)
 		local := s.cfg.Local(a.ID)
 		if revoked || a.ID == p.Source || (!local && !canRemote) || a.Unverified != "" {
 			continue

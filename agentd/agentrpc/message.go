@@ -44,7 +44,7 @@ func (s *Service) agentMessage(ctx context.Context, params json.RawMessage) (any
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	if err := s.normaliseMessage(&p); err != nil {
+	if err := s.normaliseMessage(ctx, &p); err != nil {
 		return nil, err
 	}
 	if s.cfg.Local(p.Target) {
@@ -54,7 +54,7 @@ func (s *Service) agentMessage(ctx context.Context, params json.RawMessage) (any
 }
 
 // normaliseMessage checks the ids and the text and fills the correlation id.
-func (s *Service) normaliseMessage(p *MessageParams) error {
+func (s *Service) normaliseMessage(ctx context.Context, p *MessageParams) error {
 	var err error
 	if p.Target, err = s.targetID("target", p.Target, false); err != nil {
 		return err
@@ -68,7 +68,7 @@ func (s *Service) normaliseMessage(p *MessageParams) error {
 	if p.Meta.CorrelationID == "" {
 		p.Meta.CorrelationID = s.cfg.NewID()
 	}
-	return s.checkRevoked(p.Target, p.Source)
+	return s.checkRevoked(ctx, p.Target, p.Source)
 }
 
 func text(p MessagePayload) string {

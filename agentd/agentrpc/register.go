@@ -40,13 +40,13 @@ func (s *Service) agentRegister(ctx context.Context, params json.RawMessage) (an
 		return nil, err
 	}
 	if p.Proof == nil {
-		return s.registerClaim(p.Agent)
+		return s.registerClaim(ctx, p.Agent)
 	}
 	free, err := s.proofID(p.Agent.ID, p.Proof.PubKey)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRevoked(p.Proof.PubKey); err != nil {
+	if err := s.checkRevoked(ctx, p.Proof.PubKey); err != nil {
 		return nil, err
 	}
 	a, err := s.cfg.Directory.Register(ctx, p.Proof)
@@ -100,12 +100,12 @@ func registered(a directory.Agent) RegisterResult {
 // registerClaim lists a registration in the spec's own form (its auth
 // object, a free-form id, no proof) as unverified. An id that is a revoked
 // agent's key is refused as for a proven one.
-func (s *Service) registerClaim(ag specAgent) (any, error) {
+func (s *Service) registerClaim(ctx context.Context, ag specAgent) (any, error) {
 	if ag.ID == "" {
 		return nil, invalidPayload("agent.id is required (and a proof, the agent's signed kind 30333, to be listed as verified)")
 	}
 	if id, err := events.ParsePubKey(ag.ID); err == nil {
-		if err := s.checkRevoked(id); err != nil {
+		if err := s.checkRevoked(ctx, id); err != nil {
 			return nil, err
 		}
 	}
@@ -118,7 +118,7 @@ func (s *Service) registerClaim(ag specAgent) (any, error) {
 	}
 	c := ag.claim()
 	c.Auth = marks
-	a, err := s.cfg.Directory.RegisterClaim(c)
+	a, err := s.cfg.Directory.RegisterClaim(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (s *Service) agentUnregister(ctx context.Context, params json.RawMessage) (
 	if p.Proof == nil {
 		return nil, invalidPayload(`proof (the agent's signed kind 30333, status "offline") is required`)
 	}
-	if err := s.checkRevoked(id); err != nil {
+	if err := s.checkRevoked(ctx, id); err != nil {
 		return nil, err
 	}
 	if err := s.cfg.Directory.Unregister(ctx, id, p.Proof); err != nil {
@@ -176,14 +176,14 @@ func (s *Service) agentHeartbeat(ctx context.Context, params json.RawMessage) (a
 	}
 	if p.Proof == nil {
 		if _, claimed := s.claimOf(p.AgentID); claimed {
-			return s.heartbeatClaim(p)
+			return s.heartbeatClaim(ctx, p)
 		}
 	}
 	id, err := s.proven("agentId", p.AgentID)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRevoked(id); err != nil {
+	if err := s.checkRevoked(ctx, id); err != nil {
 		return nil, err
 	}
 	if p.Proof == nil {
@@ -239,12 +239,12 @@ func (s *Service) agentError(ctx context.Context, params json.RawMessage) (any, 
 }
 
 // heartbeatClaim records a heartbeat of an unverified registration.
-func (s *Service) heartbeatClaim(p heartbeatParams) (any, error) {
+func (s *Service) heartbeatClaim(ctx context.Context, p heartbeatParams) (any, error) {
 	status := p.Status
 	if status == "" {
 		status = events.StatusActive
 	}
-	a, err := s.cfg.Directory.HeartbeatClaim(p.AgentID, status)
+	a, err := s.cfg.Directory.HeartbeatClaim(ctx, p.AgentID, status)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func (s *Service) serveMessage(ctx context.Context, agent, from string, params j
 		return nil, err
 	}
 	p.Target, p.Source = agent, from
-	if err := s.normaliseMessage(&p); err != nil {
+	if err := s.normaliseMessage(ctx, &p); err != nil {
 		return nil, err
 	}
 	return s.messageLocal(ctx, p)

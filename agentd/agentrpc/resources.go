@@ -80,7 +80,7 @@ func (s *Service) resourcesRead(ctx context.Context, params json.RawMessage) (an
 func (s *Service) read(ctx context.Context, p readParams) (any, error) {
 	switch {
 	case p.URI == "agent://directory":
-		return map[string]any{"agents": s.listed(directory.Query{IncludeUnavailable: true, Limit: -1})}, nil
+		return map[string]any{"agents": s.listed(ctx, directory.Query{IncludeUnavailable: true, Limit: -1})}, nil
 	case p.URI == "agent://tasks":
 		if err := s.check(ctx, consent.Request{Op: consent.OpPrivateState, Target: p.URI, Summary: "read the task queue"}, p.Meta.ApprovalID); err != nil {
 			return nil, err
@@ -101,10 +101,10 @@ func (s *Service) read(ctx context.Context, p readParams) (any, error) {
 }
 
 // listed is a directory search without the revoked agents.
-func (s *Service) listed(q directory.Query) []directory.Agent {
+func (s *Service) listed(ctx context.Context, q directory.Query) []directory.Agent {
 	out := []directory.Agent{}
 	for _, a := range s.cfg.Directory.Search(q) {
-		if _, revoked := s.revoked(a.ID); !revoked {
+		if _, revoked := s.revoked(ctx, a.ID); !revoked {
 			out = append(out, a)
 		}
 	}
@@ -123,7 +123,7 @@ func (s *Service) metrics(ctx context.Context, raw string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRevoked(id); err != nil {
+	if err := s.checkRevoked(ctx, id); err != nil {
 		return nil, err
 	}
 	m, ok := s.cfg.Directory.Metrics(id)

@@ -44,7 +44,7 @@ func (s *Service) run(ctx context.Context, t tasks.Task) {
 	}
 	ctx, cancel := s.taskContext(ctx, t)
 	defer cancel()
-	if err := s.checkRevoked(t.Assignee, t.Source); err != nil {
+	if err := s.checkRevoked(ctx, t.Assignee, t.Source); err != nil {
 		s.fail(ctx, t.ID, "agent revoked by its owner")
 		return
 	}

@@ -32,8 +32,8 @@ type Directory interface {
 	// RegisterClaim and HeartbeatClaim list registrations in the
 	// protocol's own form (auth object, free-form id, no proof) as
 	// unverified (docs/AGENT-CONTEXT-PROTOCOL.md).
-	RegisterClaim(c directory.Claim) (directory.Agent, error)
-	HeartbeatClaim(id, status string) (directory.Agent, error)
+	RegisterClaim(ctx context.Context, c directory.Claim) (directory.Agent, error)
+	HeartbeatClaim(ctx context.Context, id, status string) (directory.Agent, error)
 	// UnregisterClaim removes an unverified registration.
 	UnregisterClaim(ctx context.Context, id string) error
 	Evaluate(ctx context.Context, evaluatorSK, agent string, score float64, review, ref string) (*nostr.Event, error)
@@ -73,7 +73,7 @@ type Model interface {
 type Consent interface {
 	Check(ctx context.Context, req consent.Request, approvalID string) error
 	Wait(ctx context.Context, approvalID string) error
-	Revoked(agent string) bool
+	Revoked(ctx context.Context, agent string) bool
 	Required(op string) bool
 }
 
@@ -410,12 +410,12 @@ func (s *Service) Pickup(ctx context.Context) error {
 }
 
 // revoked reports whether any of the agents is revoked.
-func (s *Service) revoked(agents ...string) (string, bool) {
+func (s *Service) revoked(ctx context.Context, agents ...string) (string, bool) {
 	if s.cfg.Consent == nil {
 		return "", false
 	}
 	for _, a := range agents {
-		if a != "" && s.cfg.Consent.Revoked(a) {
+		if a != "" && s.cfg.Consent.Revoked(ctx, a) {
 			return a, true
 		}
 	}
@@ -423,8 +423,8 @@ func (s *Service) revoked(agents ...string) (string, bool) {
 }
 
 // checkRevoked fails with -32005 when any of the agents is revoked.
-func (s *Service) checkRevoked(agents ...string) error {
-	if a, ok := s.revoked(agents...); ok {
+func (s *Service) checkRevoked(ctx context.Context, agents ...string) error {
+	if a, ok := s.revoked(ctx, agents...); ok {
 		return agentRevoked(a)
 	}
 	return nil

@@ -77,7 +77,7 @@ func (s *Service) toolsCall(ctx context.Context, params json.RawMessage) (any, e
 	}
 	switch p.Name {
 	case "agentSearch":
-		return s.agentSearch(p.Arguments)
+		return s.agentSearch(ctx, p.Arguments)
 	case "taskAssign":
 		return s.taskAssign(ctx, p.Arguments)
 	case "agentEvaluate":
@@ -95,12 +95,12 @@ type searchArgs struct {
 	Limit              int      `json:"limit"`
 }
 
-func (s *Service) agentSearch(raw json.RawMessage) (any, error) {
+func (s *Service) agentSearch(ctx context.Context, raw json.RawMessage) (any, error) {
 	var a searchArgs
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	agents := s.listed(directory.Query{Capabilities: a.Capabilities, MinScore: a.MinScore, MaxCost: a.MaxCost,
+	agents := s.listed(ctx, directory.Query{Capabilities: a.Capabilities, MinScore: a.MinScore, MaxCost: a.MaxCost,
 		Text: a.Text, IncludeUnavailable: a.IncludeUnavailable, Limit: a.Limit})
 	return ToolResult{
 		Content:           []TextContent{{Type: "text", Text: fmt.Sprintf("Found %d matching agents", len(agents))}},
@@ -154,7 +154,7 @@ func (s *Service) agentEvaluate(ctx context.Context, raw json.RawMessage) (any, 
 	if a.Score == nil {
 		return nil, invalidPayload("score is required")
 	}
-	if err := s.checkRevoked(target, evaluator); err != nil {
+	if err := s.checkRevoked(ctx, target, evaluator); err != nil {
 		return nil, err
 	}
 	if !s.cfg.Local(evaluator) {

@@ -211,8 +211,11 @@ func TestTwoNodes_DelegationConsentMetricsHeartbeats(t *testing.T) {
 	}
 
 	// B stops heartbeating: once its heartbeats are older than the TTL,
-	// its agents leave A's ranking and nothing matches.
-	n.aClock.Advance(directory.DefaultHeartbeatTTL + time.Second)
+	// its agents leave A's ranking and nothing matches. A's clock moves
+	// past the TTL counted from now, after every heartbeat was stamped
+	// (not from when the clock was made: on a busy machine the setup
+	// outlasts the second that left, and bob stayed available).
+	n.aClock.Set(time.Now().Add(directory.DefaultHeartbeatTTL + time.Second))
 	testkit.WaitFor(t, testWait, "bob to drop out of A's ranking", func() bool { a, _ := n.aDir.Get(bob.pk); return !a.Available })
 	if _, e := call(t, n.aURL, "agent/delegate", delegateParams(false, "anyone?")); e == nil || e.Code != agentrpc.CodeAgentUnavailable {
 		t.Fatalf("delegation with B silent: %+v, want -32003", e)

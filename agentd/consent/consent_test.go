@@ -102,7 +102,7 @@ func TestConsent_Revoke(t *testing.T) {
 	if _, err := c.Revoke(ctx, npub, "compromised"); err != nil {
 		t.Fatal(err)
 	}
-	if !c.Revoked(a) {
+	if !c.Revoked(t.Context(), a) {
 		t.Fatal("not revoked after Revoke(npub)")
 	}
 	if _, err := c.Revoke(ctx, "bob", ""); !errors.Is(err, consent.ErrBadAgent) {
@@ -110,11 +110,11 @@ func TestConsent_Revoke(t *testing.T) {
 	}
 	c.Close()
 	c2 := open(t, path, consent.Policy{})
-	if !c2.Revoked(a) {
+	if !c2.Revoked(t.Context(), a) {
 		t.Fatal("revocation lost on reopen")
 	}
-	if was, err := c2.Unrevoke(ctx, a); err != nil || !was || c2.Revoked(a) {
-		t.Fatalf("Unrevoke = %v, %v; revoked now %v", was, err, c2.Revoked(a))
+	if was, err := c2.Unrevoke(ctx, a); err != nil || !was || c2.Revoked(t.Context(), a) {
+		t.Fatalf("Unrevoke = %v, %v; revoked now %v", was, err, c2.Revoked(t.Context(), a))
 	}
 }
 
@@ -144,10 +144,10 @@ func TestHandler_Client(t *testing.T) {
 	if _, err := cl.Approve(ctx, "nope"); !errors.Is(err, consent.ErrNotFound) {
 		t.Fatalf("Approve(nope) = %v, want ErrNotFound", err)
 	}
-	if _, err := cl.Revoke(ctx, a, "gone"); err != nil || !c.Revoked(a) {
+	if _, err := cl.Revoke(ctx, a, "gone"); err != nil || !c.Revoked(t.Context(), a) {
 		t.Fatalf("Revoke over HTTP: %v", err)
 	}
-	if was, err := cl.Unrevoke(ctx, a); err != nil || !was || c.Revoked(a) {
+	if was, err := cl.Unrevoke(ctx, a); err != nil || !was || c.Revoked(t.Context(), a) {
 		t.Fatalf("Unrevoke over HTTP: %v, %v", was, err)
 	}
 	bad := &consent.Client{BaseURL: srv.URL, Token: "wrong"}

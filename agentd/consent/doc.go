@@ -16,5 +16,5 @@
 //	err = c.Check(ctx, consent.Request{Op: consent.OpDelegateRemote, Agent: src, Target: dst}, "")
 //	var p *consent.PendingError
 //	if errors.As(err, &p) { /* tell the caller p.Approval.ID; the owner runs `agentnode consent approve <id>` */ }
-//	if c.Revoked(agent) { /* say nothing */ }
+//	if c.Revoked(ctx, agent) { /* say nothing */ }
 package consent

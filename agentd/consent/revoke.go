@@ -38,13 +38,14 @@ func AgentID(s string) (string, error) {
 
 // Revoked reports whether agent (hex) is revoked. It reads memory only,
 // unless Config.Refresh is set and the copy is older than that: then it
-// reads the list again first (keeping the copy if that fails).
-func (c *Consent) Revoked(agent string) bool {
+// reads the list again first, under ctx and for at most Refresh (keeping
+// the copy if that fails or ctx ends).
+func (c *Consent) Revoked(ctx context.Context, agent string) bool {
 	c.mu.Lock()
 	stale := c.cfg.Refresh > 0 && c.cfg.Now().Sub(c.loaded) >= c.cfg.Refresh
 	c.mu.Unlock()
 	if stale {
-		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Refresh)
+		ctx, cancel := context.WithTimeout(ctx, c.cfg.Refresh)
 		_ = c.Reload(ctx)
 		cancel()
 	}

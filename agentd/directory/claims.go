@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -75,7 +76,7 @@ func claimKey(id string) string {
 // claim of the same id). It is refused for an id that is a pubkey the
 // directory knows from signed events, for an id CheckClaimID refuses, and
 // past MaxClaims.
-func (d *Directory) RegisterClaim(c Claim) (Agent, error) {
+func (d *Directory) RegisterClaim(ctx context.Context, c Claim) (Agent, error) {
 	id := strings.TrimSpace(c.ID)
 	if !isPubKey(id) {
 		if err := CheckClaimID(id); err != nil {
@@ -87,7 +88,7 @@ func (d *Directory) RegisterClaim(c Claim) (Agent, error) {
 	if err != nil {
 		return Agent{}, err
 	}
-	return a, d.persistClaim(claimKey(id), c, events.StatusActive, d.cfg.Now())
+	return a, d.persistClaim(ctx, claimKey(id), c, events.StatusActive, d.cfg.Now())
 }
 
 // registerClaim is RegisterClaim's change to the index.
@@ -116,7 +117,7 @@ func (c Claim) card() *events.AgentCard {
 
 // HeartbeatClaim records a heartbeat of an unverified registration
 // (status active, busy or offline). ErrUnknownAgent when id has no claim.
-func (d *Directory) HeartbeatClaim(id, status string) (Agent, error) {
+func (d *Directory) HeartbeatClaim(ctx context.Context, id, status string) (Agent, error) {
 	if status != events.StatusActive && status != events.StatusBusy && status != events.StatusOffline {
 		return Agent{}, fmt.Errorf("directory: %w: status %q", ErrBadClaim, status)
 	}
@@ -130,7 +131,7 @@ func (d *Directory) HeartbeatClaim(id, status string) (Agent, error) {
 	d.beatClaim(e, status)
 	a, c := e.snapshot(d.cfg.Now(), d.cfg.HeartbeatTTL), e.claim.claim
 	d.mu.Unlock()
-	return a, d.persistClaim(key, c, status, d.cfg.Now())
+	return a, d.persistClaim(ctx, key, c, status, d.cfg.Now())
 }
 
 // beatClaim stamps e with a heartbeat of status now.

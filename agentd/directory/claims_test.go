@@ -23,7 +23,7 @@ func TestDirectory_RegisterClaim(t *testing.T) {
 	if _, err := d.Register(context.Background(), proof(t, proven, "busy", env.clk.Now(), card(proven.PK))); err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.RegisterClaim(directory.Claim{ID: "unique-agent-id", Name: "Agent Name", Tools: []string{"visualization"},
+	got, err := d.RegisterClaim(t.Context(), directory.Claim{ID: "unique-agent-id", Name: "Agent Name", Tools: []string{"visualization"},
 		Specializations: []string{"nlp"}, Auth: []string{"token", "signature"}})
 	if err != nil {
 		t.Fatal(err)
@@ -48,10 +48,10 @@ func TestDirectory_RegisterClaim(t *testing.T) {
 	if a, _ := d.Get("unique-agent-id"); a.Available {
 		t.Error("available without heartbeats")
 	}
-	if a, err := d.HeartbeatClaim("unique-agent-id", "active"); err != nil || !a.Available {
+	if a, err := d.HeartbeatClaim(t.Context(), "unique-agent-id", "active"); err != nil || !a.Available {
 		t.Errorf("heartbeat: %+v %v", a, err)
 	}
-	if _, err := d.HeartbeatClaim("someone-else", "active"); !errors.Is(err, directory.ErrUnknownAgent) {
+	if _, err := d.HeartbeatClaim(t.Context(), "someone-else", "active"); !errors.Is(err, directory.ErrUnknownAgent) {
 		t.Errorf("heartbeat of no claim: %v", err)
 	}
 }
@@ -63,18 +63,18 @@ func TestDirectory_RegisterClaimRefusals(t *testing.T) {
 	if _, err := d.Register(context.Background(), proof(t, proven, "active", env.clk.Now(), nil)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.RegisterClaim(directory.Claim{ID: proven.PK}); !errors.Is(err, directory.ErrProvenAgent) {
+	if _, err := d.RegisterClaim(t.Context(), directory.Claim{ID: proven.PK}); !errors.Is(err, directory.ErrProvenAgent) {
 		t.Errorf("a claim on a proven agent's key: %v", err)
 	}
-	if _, err := d.RegisterClaim(directory.Claim{ID: " "}); !errors.Is(err, directory.ErrBadClaim) {
+	if _, err := d.RegisterClaim(t.Context(), directory.Claim{ID: " "}); !errors.Is(err, directory.ErrBadClaim) {
 		t.Errorf("no id: %v", err)
 	}
-	if _, err := d.RegisterClaim(directory.Claim{ID: strings.Repeat("x", directory.MaxClaimIDLen+1)}); !errors.Is(err, directory.ErrBadClaim) {
+	if _, err := d.RegisterClaim(t.Context(), directory.Claim{ID: strings.Repeat("x", directory.MaxClaimIDLen+1)}); !errors.Is(err, directory.ErrBadClaim) {
 		t.Errorf("long id: %v", err)
 	}
 	// A claim on a key, then the key's signed proof: the proof replaces it.
 	later := testkit.NewKey(t)
-	if a, err := d.RegisterClaim(directory.Claim{ID: later.PK, Auth: []string{"token"}}); err != nil || a.Npub == "" {
+	if a, err := d.RegisterClaim(t.Context(), directory.Claim{ID: later.PK, Auth: []string{"token"}}); err != nil || a.Npub == "" {
 		t.Fatalf("claim on a key: %+v %v", a, err)
 	}
 	if _, err := d.Register(context.Background(), proof(t, later, "active", env.clk.Now(), nil)); err != nil {

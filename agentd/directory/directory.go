@@ -121,7 +121,7 @@ func (d *Directory) Run(ctx context.Context) error {
 			return nil
 		case <-d.queue.signal:
 			for _, evt := range d.queue.drain() {
-				d.ingest(evt)
+				d.ingest(ctx, evt)
 			}
 		}
 	}

@@ -26,7 +26,7 @@ func (d *Directory) Evaluate(ctx context.Context, evaluatorSK, agent string, sco
 	if err := d.cfg.Publisher.Publish(ctx, evt); err != nil {
 		return nil, fmt.Errorf("directory: publish evaluation: %w", err)
 	}
-	d.ingest(evt)
+	d.ingest(ctx, evt)
 	return evt, nil
 }
 

@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"context"
 	"slices"
 
 	"github.com/agentnode/agentnode/events"
@@ -20,13 +21,13 @@ func relevant(evt *nostr.Event) bool {
 }
 
 // ingest applies one stored event to the index and counts it.
-func (d *Directory) ingest(evt *nostr.Event) {
+func (d *Directory) ingest(ctx context.Context, evt *nostr.Event) {
 	d.mu.Lock()
 	ok := d.apply(evt)
 	checks := d.checks
 	d.checks = nil
 	d.mu.Unlock()
-	d.runChecks(checks)
+	d.runChecks(ctx, checks)
 	if ok {
 		d.stats.ingested.Add(1)
 		return

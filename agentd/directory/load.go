@@ -54,7 +54,7 @@ func (d *Directory) loadAll(ctx context.Context, f nostr.Filter) error {
 			return nil
 		}}, func(page []*nostr.Event) error {
 		for _, evt := range page {
-			d.ingest(evt)
+			d.ingest(ctx, evt)
 		}
 		return nil
 	})

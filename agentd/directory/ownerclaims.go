@@ -78,11 +78,11 @@ func (d *Directory) needsCheck(e *entry) (claimCheck, bool) {
 
 // runChecks reads the claims events the checks name (one query per owner,
 // by id) and records the agents they list. It takes d.mu itself.
-func (d *Directory) runChecks(checks []claimCheck) {
+func (d *Directory) runChecks(ctx context.Context, checks []claimCheck) {
 	if len(checks) == 0 || d.cfg.Source == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	byID := map[string]*events.OwnerClaims{}
 	for _, ck := range checks {

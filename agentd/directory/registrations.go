@@ -182,11 +182,11 @@ func claimBeat(id, status string, at time.Time) *events.Heartbeat {
 }
 
 // persistClaim records the claim of e (status now) in Registrations.
-func (d *Directory) persistClaim(key string, c Claim, status string, at time.Time) error {
+func (d *Directory) persistClaim(ctx context.Context, key string, c Claim, status string, at time.Time) error {
 	if d.cfg.Registrations == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
+	ctx, cancel := context.WithTimeout(ctx, persistTimeout)
 	defer cancel()
 	return d.cfg.Registrations.PutClaim(ctx, StoredClaim{Key: key, Claim: c, Status: status, At: at})
 }

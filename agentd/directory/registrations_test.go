@@ -29,10 +29,10 @@ func TestDirectory_restoresRegistrations(t *testing.T) {
 	if _, err := a.Register(ctx, proof(t, k, "active", env.clk.Now().Add(-30*time.Second), card(k.PK))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.RegisterClaim(directory.Claim{ID: "free-form", Name: "Free", Tools: []string{"viz"}}); err != nil {
+	if _, err := a.RegisterClaim(t.Context(), directory.Claim{ID: "free-form", Name: "Free", Tools: []string{"viz"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.HeartbeatClaim("free-form", "busy"); err != nil {
+	if _, err := a.HeartbeatClaim(t.Context(), "free-form", "busy"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -56,7 +56,7 @@ func TestDirectory_restoresRegistrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	k2 := testkit.NewKey(t)
-	if _, err := a.RegisterClaim(directory.Claim{ID: k2.PK, Name: "Claimed"}); err != nil {
+	if _, err := a.RegisterClaim(t.Context(), directory.Claim{ID: k2.PK, Name: "Claimed"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.ReloadRegistrations(ctx); err != nil {

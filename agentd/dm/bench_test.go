@@ -68,7 +68,7 @@ func BenchmarkFileLedger_Mark(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if err := l.Mark(fmt.Sprintf("%064x", 1_000_000+i), nostr.Timestamp(now.Unix()), now); err != nil {
+		if err := l.Mark(b.Context(), fmt.Sprintf("%064x", 1_000_000+i), nostr.Timestamp(now.Unix()), now); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -121,8 +121,8 @@ func (n *node) startWith(cfg dm.Config) (svc *dm.Service, stop func()) {
 				if err != nil {
 					n.t.Errorf("run: %v", err)
 				}
-			case <-time.After(5 * time.Second):
-				n.t.Error("Run did not return within 5 s of its stop")
+			case <-time.After(30 * time.Second):
+				n.t.Error("Run did not return within 30 s of its stop")
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package dm
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -121,7 +122,7 @@ func (l *ledger) Pending() map[string]PendingReply {
 
 // Begin records reply as pending for wrap, durably; a wrap already marked
 // done wraps ErrAnswered.
-func (l *ledger) Begin(wrap *nostr.Event, reply []*nostr.Event) error {
+func (l *ledger) Begin(_ context.Context, wrap *nostr.Event, reply []*nostr.Event) error {
 	l.mu.Lock()
 	_, done := l.st.done[keyOf(wrap.ID)]
 	l.mu.Unlock()
@@ -134,7 +135,7 @@ func (l *ledger) Begin(wrap *nostr.Event, reply []*nostr.Event) error {
 // Mark records wrap id (created at) as processed at now and drops its
 // pending reply, durably. Ids older than the window are forgotten when
 // the log is folded into the snapshot.
-func (l *ledger) Mark(id string, at nostr.Timestamp, now time.Time) error {
+func (l *ledger) Mark(_ context.Context, id string, at nostr.Timestamp, now time.Time) error {
 	return l.record(ledgerRecord{Op: opDone, ID: id, At: int64(at), Now: now.Unix()})
 }
 

@@ -1,6 +1,7 @@
 package dm
 
 import (
+	"context"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -11,8 +12,9 @@ import (
 // (Config.StatePath), or a database several instances share
 // (agentd/agentpg.Ledger, `serve --postgres`). Has runs in the relay's
 // store hook: it must answer from memory, without I/O. Begin and Mark
-// return once the change is durable. Implementations are safe for
-// concurrent use.
+// return once the change is durable; they take the caller's ctx, which
+// cancels a database's query (the file ledger's local write is not
+// interrupted). Implementations are safe for concurrent use.
 type Ledger interface {
 	// Has reports whether wrap id was processed or has a pending reply.
 	Has(id string) bool
@@ -24,10 +26,10 @@ type Ledger interface {
 	// Begin records reply (signed, final) as pending for wrap; a wrap
 	// already marked done wraps ErrAnswered (in a ledger shared by
 	// instances, also one another instance has begun).
-	Begin(wrap *nostr.Event, reply []*nostr.Event) error
+	Begin(ctx context.Context, wrap *nostr.Event, reply []*nostr.Event) error
 	// Mark records wrap id (created at) as processed at now and drops its
 	// pending reply; ids older than the window may be forgotten.
-	Mark(id string, at nostr.Timestamp, now time.Time) error
+	Mark(ctx context.Context, id string, at nostr.Timestamp, now time.Time) error
 }
 
 var _ Ledger = (*ledger)(nil)

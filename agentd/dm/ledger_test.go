@@ -21,7 +21,7 @@ func TestLedger_tornTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Mark(id("a"), nostr.Timestamp(now.Unix()), now); err != nil {
+	if err := l.Mark(t.Context(), id("a"), nostr.Timestamp(now.Unix()), now); err != nil {
 		t.Fatal(err)
 	}
 	l.close()
@@ -38,7 +38,7 @@ func TestLedger_tornTail(t *testing.T) {
 	if l, err = openLedger(path, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Mark(id("b"), nostr.Timestamp(now.Unix()), now); err != nil {
+	if err := l.Mark(t.Context(), id("b"), nostr.Timestamp(now.Unix()), now); err != nil {
 		t.Fatal(err)
 	}
 	l.close()
@@ -60,7 +60,7 @@ func TestLedger_appendsOneLinePerStep(t *testing.T) {
 	}
 	defer l.close()
 	for i := range 100 {
-		if err := l.Mark(strings.Repeat("0", 62)+string(rune('a'+i%26))+string(rune('a'+i/26)), 1, time.Now()); err != nil {
+		if err := l.Mark(t.Context(), strings.Repeat("0", 62)+string(rune('a'+i%26))+string(rune('a'+i/26)), 1, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -33,16 +33,17 @@ func (s *Service) handle(ctx context.Context, j job) {
 	case !ok:
 		return
 	case text == "": // ErrNoAnswer or dropped by the rate limit: nothing to send
-		s.done(log, j.wrap)
+		s.done(ctx, log, j.wrap)
 		return
 	}
 	reply, err := s.prepare(j.agent, j.sk, j.rumor, text)
 	if err != nil {
 		log.Error("dm: reply not prepared", "err", err)
-		s.done(log, j.wrap)
+		s.done(ctx, log, j.wrap)
 		return
 	}
-	if err := s.led.Begin(j.wrap, reply); errors.Is(err, ErrAnswered) {
+	// Recorded even if ctx ends meanwhile: the reply is prepared (see handle).
+	if err := s.led.Begin(context.WithoutCancel(ctx), j.wrap, reply); errors.Is(err, ErrAnswered) {
 		log.Info("dm: already answered (by another instance)")
 		return
 	} else if err != nil {
@@ -147,15 +148,15 @@ func (s *Service) publishReply(ctx context.Context, log *slog.Logger, id string,
 			return false
 		}
 	}
-	if err := s.led.Mark(id, at, s.cfg.Now()); err != nil {
+	if err := s.led.Mark(context.WithoutCancel(ctx), id, at, s.cfg.Now()); err != nil {
 		log.Error("dm: state not saved; the next start publishes this reply again (same ids)", "err", err)
 	}
 	return true
 }
 
-// done records wrap as processed.
-func (s *Service) done(log *slog.Logger, wrap *nostr.Event) {
-	if err := s.led.Mark(wrap.ID, wrap.CreatedAt, s.cfg.Now()); err != nil {
+// done records wrap as processed, even if ctx ended meanwhile.
+func (s *Service) done(ctx context.Context, log *slog.Logger, wrap *nostr.Event) {
+	if err := s.led.Mark(context.WithoutCancel(ctx), wrap.ID, wrap.CreatedAt, s.cfg.Now()); err != nil {
 		log.Error("dm: state not saved; a restart may answer this DM again", "err", err)
 	}
 }

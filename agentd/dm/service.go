@@ -123,7 +123,7 @@ func (s *Service) resend(ctx context.Context) error {
 		}
 		if time.Unix(p.At, 0).Before(s.cfg.Now().Add(-s.cfg.CatchUpWindow)) {
 			log.Warn("dm: pending reply given up: older than the catch-up window")
-			if err := s.led.Mark(id, nostr.Timestamp(p.At), s.cfg.Now()); err != nil {
+			if err := s.led.Mark(context.WithoutCancel(ctx), id, nostr.Timestamp(p.At), s.cfg.Now()); err != nil {
 				log.Error("dm: state not saved", "err", err)
 			}
 		}

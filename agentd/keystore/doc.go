@@ -11,8 +11,12 @@
 //
 //	ks, err := keystore.Open(filepath.Join(dataDir, "agents"), keystore.Options{Passphrase: pass})
 //	if err != nil { ... }
-//	pk, err := ks.Create()              // a new agent keypair; returns the pubkey
+//	pk, err := ks.Create(ctx)           // a new agent keypair; returns the pubkey
 //	evt := nostr.Event{Kind: 1, CreatedAt: nostr.Now()}
-//	err = ks.Sign(pk, &evt)              // signs with that agent's key
-//	err = ks.Delete(pk)                  // forgets it (file and memory)
+//	err = ks.Sign(ctx, pk, &evt)         // signs with that agent's key
+//	err = ks.Delete(ctx, pk)             // forgets it (file and memory)
+//
+// Every call that may touch the backing takes the caller's ctx (Keys): the
+// files here are not interruptible, so a call on an ended ctx fails at
+// once; agentd/agentpg's queries are cancelled with it.
 package keystore

@@ -1,6 +1,7 @@
 package keystore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -87,7 +88,10 @@ func (s *Store) path(pubkey string) (string, error) {
 }
 
 // Create generates a keypair, writes the secret key and returns the pubkey.
-func (s *Store) Create() (string, error) {
+func (s *Store) Create(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	sk := nostr.GeneratePrivateKey()
 	pk, err := nostr.GetPublicKey(sk)
 	if err != nil {
@@ -112,7 +116,10 @@ func (s *Store) encode(sk string) (string, error) { return Encode(sk, s.opts) }
 
 // Secret returns pubkey's secret key (hex). It refuses a file that group or
 // others may access, and one that decodes to another agent's key.
-func (s *Store) Secret(pubkey string) (string, error) {
+func (s *Store) Secret(ctx context.Context, pubkey string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	s.mu.Lock()
 	sk, ok := s.cache[pubkey]
 	s.mu.Unlock()
@@ -165,7 +172,10 @@ func (s *Store) readFile(pubkey string) (string, error) {
 func (s *Store) decode(raw string) (string, error) { return Decode(raw, s.opts) }
 
 // Encrypted reports whether pubkey's key file holds an ncryptsec.
-func (s *Store) Encrypted(pubkey string) (bool, error) {
+func (s *Store) Encrypted(ctx context.Context, pubkey string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	raw, err := s.readFile(pubkey)
 	if err != nil {
 		return false, err
@@ -174,8 +184,8 @@ func (s *Store) Encrypted(pubkey string) (bool, error) {
 }
 
 // Sign sets evt.PubKey, ID and Sig with pubkey's secret key.
-func (s *Store) Sign(pubkey string, evt *nostr.Event) error {
-	sk, err := s.Secret(pubkey)
+func (s *Store) Sign(ctx context.Context, pubkey string, evt *nostr.Event) error {
+	sk, err := s.Secret(ctx, pubkey)
 	if err != nil {
 		return err
 	}
@@ -187,7 +197,10 @@ func (s *Store) Sign(pubkey string, evt *nostr.Event) error {
 
 // Delete removes pubkey's key file and forgets the key. Deleting a key that
 // is not there wraps ErrNotFound.
-func (s *Store) Delete(pubkey string) error {
+func (s *Store) Delete(ctx context.Context, pubkey string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	path, err := s.path(pubkey)
 	if err != nil {
 		return err
@@ -204,7 +217,10 @@ func (s *Store) Delete(pubkey string) error {
 }
 
 // List returns the pubkeys that have a key file, sorted.
-func (s *Store) List() ([]string, error) {
+func (s *Store) List(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("keystore: %w", err)

@@ -24,7 +24,7 @@ func open(t *testing.T, dir string, opts keystore.Options) *keystore.Store {
 func TestStore_Create_plain(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agents")
 	ks := open(t, dir, keystore.Options{})
-	pk, err := ks.Create()
+	pk, err := ks.Create(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestStore_Create_plain(t *testing.T) {
 
 	// A fresh store (no cache) reads it back and signs with it.
 	ks2 := open(t, dir, keystore.Options{})
-	sk, err := ks2.Secret(pk)
+	sk, err := ks2.Secret(t.Context(), pk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,16 +46,16 @@ func TestStore_Create_plain(t *testing.T) {
 		t.Errorf("secret belongs to %s, want %s", got, pk)
 	}
 	evt := nostr.Event{Kind: 1, CreatedAt: nostr.Now(), Content: "hi"}
-	if err := ks2.Sign(pk, &evt); err != nil {
+	if err := ks2.Sign(t.Context(), pk, &evt); err != nil {
 		t.Fatal(err)
 	}
 	if ok, _ := evt.CheckSignature(); !ok || evt.PubKey != pk {
 		t.Errorf("signed event: pubkey %s, signature ok %v", evt.PubKey, ok)
 	}
-	if enc, _ := ks2.Encrypted(pk); enc {
+	if enc, _ := ks2.Encrypted(t.Context(), pk); enc {
 		t.Error("a key written without a passphrase reads as encrypted")
 	}
-	if list, _ := ks2.List(); len(list) != 1 || list[0] != pk {
+	if list, _ := ks2.List(t.Context()); len(list) != 1 || list[0] != pk {
 		t.Errorf("list = %v", list)
 	}
 }
@@ -63,7 +63,7 @@ func TestStore_Create_plain(t *testing.T) {
 func TestStore_Create_nip49(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agents")
 	ks := open(t, dir, keystore.Options{Passphrase: "correct horse battery staple"}) // DefaultLogN
-	pk, err := ks.Create()
+	pk, err := ks.Create(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestStore_Create_nip49(t *testing.T) {
 		{"no passphrase", "", keystore.ErrPassphraseRequired},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sk, err := open(t, dir, keystore.Options{Passphrase: tc.passphrase}).Secret(pk)
+			sk, err := open(t, dir, keystore.Options{Passphrase: tc.passphrase}).Secret(t.Context(), pk)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
@@ -97,14 +97,14 @@ func TestStore_Create_nip49(t *testing.T) {
 func TestStore_Secret_refusals(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agents")
 	ks := open(t, dir, keystore.Options{})
-	pk, _ := ks.Create()
-	other, _ := ks.Create()
+	pk, _ := ks.Create(t.Context())
+	other, _ := ks.Create(t.Context())
 	path := func(p string) string { return filepath.Join(dir, p+".key") }
 
 	t.Run("group readable", func(t *testing.T) {
 		os.Chmod(path(pk), 0o640)
 		defer os.Chmod(path(pk), 0o600)
-		if _, err := open(t, dir, keystore.Options{}).Secret(pk); !errors.Is(err, keystore.ErrInsecureFile) {
+		if _, err := open(t, dir, keystore.Options{}).Secret(t.Context(), pk); !errors.Is(err, keystore.ErrInsecureFile) {
 			t.Errorf("err = %v, want ErrInsecureFile", err)
 		}
 	})
@@ -112,33 +112,33 @@ func TestStore_Secret_refusals(t *testing.T) {
 		b, _ := os.ReadFile(path(other))
 		fake := filepath.Join(dir, strings.Repeat("ab", 32)+".key")
 		os.WriteFile(fake, b, 0o600)
-		if _, err := open(t, dir, keystore.Options{}).Secret(strings.Repeat("ab", 32)); !errors.Is(err, keystore.ErrBadKeyFile) {
+		if _, err := open(t, dir, keystore.Options{}).Secret(t.Context(), strings.Repeat("ab", 32)); !errors.Is(err, keystore.ErrBadKeyFile) {
 			t.Errorf("err = %v, want ErrBadKeyFile", err)
 		}
 	})
 	t.Run("garbage", func(t *testing.T) {
 		pkG := strings.Repeat("cd", 32)
 		os.WriteFile(filepath.Join(dir, pkG+".key"), []byte("hello"), 0o600)
-		if _, err := open(t, dir, keystore.Options{}).Secret(pkG); !errors.Is(err, keystore.ErrBadKeyFile) {
+		if _, err := open(t, dir, keystore.Options{}).Secret(t.Context(), pkG); !errors.Is(err, keystore.ErrBadKeyFile) {
 			t.Errorf("err = %v, want ErrBadKeyFile", err)
 		}
 	})
 	t.Run("missing and path tricks", func(t *testing.T) {
-		if _, err := ks.Secret(strings.Repeat("ef", 32)); !errors.Is(err, keystore.ErrNotFound) {
+		if _, err := ks.Secret(t.Context(), strings.Repeat("ef", 32)); !errors.Is(err, keystore.ErrNotFound) {
 			t.Errorf("missing: %v", err)
 		}
-		if _, err := ks.Secret("../../etc/passwd"); !errors.Is(err, keystore.ErrBadPubKey) {
+		if _, err := ks.Secret(t.Context(), "../../etc/passwd"); !errors.Is(err, keystore.ErrBadPubKey) {
 			t.Errorf("path: %v", err)
 		}
 	})
 	t.Run("delete", func(t *testing.T) {
-		if err := ks.Delete(pk); err != nil {
+		if err := ks.Delete(t.Context(), pk); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ks.Secret(pk); !errors.Is(err, keystore.ErrNotFound) {
+		if _, err := ks.Secret(t.Context(), pk); !errors.Is(err, keystore.ErrNotFound) {
 			t.Errorf("after delete: %v", err)
 		}
-		if err := ks.Delete(pk); !errors.Is(err, keystore.ErrNotFound) {
+		if err := ks.Delete(t.Context(), pk); !errors.Is(err, keystore.ErrNotFound) {
 			t.Errorf("second delete: %v", err)
 		}
 	})

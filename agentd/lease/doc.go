@@ -19,6 +19,10 @@
 // another instance takes them at its next tick, so within TTL + Interval of
 // the last renewal. Cancelling Run is the same as dying, as far as the
 // database knows; ReleaseAll hands the leases back at once on a clean stop.
+// A tick's queries may take until a held lease is at stake (not one fixed
+// Interval), so a slow database or a busy CPU costs no lease that was not
+// in danger; the local deadlines are kept on Config.Now, which tests
+// replace with a clock they move (testkit.Clock).
 //
 //	m, err := lease.Open(ctx, url, lease.Config{TTL: 15 * time.Second})
 //	if err != nil { ... }

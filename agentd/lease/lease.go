@@ -62,6 +62,10 @@ type Config struct {
 	URL string
 	// Logger; nil: slog.Default().
 	Logger *slog.Logger
+	// Now is the local clock the renewal deadlines are kept on; nil:
+	// time.Now. Expiry itself is the database's clock; tests inject a
+	// clock (testkit.Clock) to move the deadlines without waiting.
+	Now func() time.Time
 }
 
 func (c Config) withDefaults() Config {
@@ -76,6 +80,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
 	}
 	return c
 }

@@ -41,17 +41,33 @@ func (m *Manager) Run(ctx context.Context) error {
 // is over the fair share (Balance), take free leases. Exported for tests
 // and for callers that drive their own clock; do not call it while Run runs.
 //
-// Its queries share one timeout, Interval, so that a database that hangs
+// Its queries share one timeout (budget), so that a database that hangs
 // fails the tick in time for leases to be reported lost before they
 // expire; reports wait on ctx alone.
 func (m *Manager) Tick(ctx context.Context) error {
-	q, cancel := context.WithTimeout(ctx, m.cfg.Interval)
+	q, cancel := context.WithTimeout(ctx, m.budget())
 	defer cancel()
 	share, err := m.announce(q)
 	if err != nil { // still renew: that also reports leases past their deadline
 		return errors.Join(err, m.renewAll(ctx, q))
 	}
 	return errors.Join(m.renewAll(ctx, q), m.shed(ctx, q, share), m.takeFree(ctx, q, share))
+}
+
+// budget is how long one tick's queries may take: until the first held
+// lease would have to be reported lost (its local deadline less one
+// Interval, the consumer's time to stop the agent), at least Interval;
+// TTL while none is held. A slow database or a starved CPU thus fails a
+// tick only when a lease is at stake, not whenever a tick outlasts a
+// fixed Interval.
+func (m *Manager) budget() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, now := m.cfg.TTL, m.cfg.Now()
+	for _, h := range m.held {
+		b = min(b, h.deadline.Sub(now)-m.cfg.Interval)
+	}
+	return max(b, m.cfg.Interval)
 }
 
 // renewAll extends every held lease in one statement and reports the ones
@@ -63,7 +79,7 @@ func (m *Manager) renewAll(ctx, q context.Context) error {
 	if len(agents) == 0 {
 		return nil
 	}
-	sent := time.Now()
+	sent := m.cfg.Now()
 	rows, err := m.pool.Query(q, `UPDATE agent_leases SET expires_at = now() + $3::interval
 		WHERE holder = $1 AND agent = ANY($2) RETURNING `+leaseCols, m.cfg.Instance, agents, m.cfg.TTL)
 	var renewed []Lease
@@ -71,7 +87,7 @@ func (m *Manager) renewAll(ctx, q context.Context) error {
 		renewed, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Lease, error) { return scanLease(r) })
 	}
 	if err != nil {
-		return errors.Join(fmt.Errorf("lease: renew: %w", err), m.dropOverdue(ctx, time.Now()))
+		return errors.Join(fmt.Errorf("lease: renew: %w", err), m.dropOverdue(ctx, m.cfg.Now()))
 	}
 	return m.applyRenewals(ctx, agents, renewed, sent)
 }
@@ -100,10 +116,10 @@ func (m *Manager) applyRenewals(ctx context.Context, asked []string, renewed []L
 	return m.report(ctx, lost, false)
 }
 
-// dropOverdue reports lost, after a failed renewal, the held leases whose
-// local deadline falls before the next tick can have renewed them (it
-// starts within Interval and its renewal may take Interval): the database
-// may let another instance in by then.
+// dropOverdue reports lost, after a failed renewal, the held leases the
+// next tick (within Interval) could no longer renew while one Interval of
+// their local deadline is left, the consumer's time to stop the agent:
+// the database may let another instance in at the deadline.
 func (m *Manager) dropOverdue(ctx context.Context, now time.Time) error {
 	var lost []Lease
 	m.mu.Lock()
@@ -124,7 +140,7 @@ func (m *Manager) takeFree(ctx, q context.Context, share int) error {
 	if n == 0 {
 		return nil
 	}
-	sent := time.Now()
+	sent := m.cfg.Now()
 	rows, err := m.pool.Query(q, `UPDATE agent_leases
 		SET holder = $1, holder_url = $4, epoch = nextval('agent_lease_epoch'), acquired_at = now(), expires_at = now() + $2::interval
 		WHERE agent IN (SELECT agent FROM agent_leases WHERE expires_at < now()

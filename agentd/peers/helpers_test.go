@@ -19,6 +19,10 @@ import (
 	"github.com/agentnode/agentnode/relay"
 )
 
+// testWait bounds every wait on the syncer: generous, so that a busy CPU
+// (a parallel test run) slows the tests down instead of failing them.
+const testWait = 30 * time.Second
+
 var _ peers.LocalStore = (*relay.Relay)(nil)
 
 // fast is the backoff of every test: a restarted peer is found again at once.

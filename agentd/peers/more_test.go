@@ -35,7 +35,7 @@ func TestSyncer_RefreshOutboxPushesANewAgentsHistory(t *testing.T) {
 	})
 	a.syncer.Store(s)
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "the first agent's lesson is pushed", func() bool { return b.has(t, mine.ID) })
+	testkit.WaitFor(t, testWait, "the first agent's lesson is pushed", func() bool { return b.has(t, mine.ID) })
 	if b.has(t, early.ID) {
 		t.Fatal("an event outside the outbox was pushed")
 	}
@@ -44,7 +44,7 @@ func TestSyncer_RefreshOutboxPushesANewAgentsHistory(t *testing.T) {
 	authors = []string{first.PK, second.PK}
 	mu.Unlock()
 	s.Refresh()
-	testkit.WaitFor(t, 5*time.Second, "the new agent's old lesson is pushed", func() bool { return b.has(t, early.ID) })
+	testkit.WaitFor(t, testWait, "the new agent's old lesson is pushed", func() bool { return b.has(t, early.ID) })
 }
 
 // A push the peer refuses for good is counted and skipped; the events
@@ -64,8 +64,8 @@ func TestSyncer_PushRefusalIsCountedAndSkipped(t *testing.T) {
 		Outbox: filters(nostr.Filter{Kinds: []int{4129}, Authors: []string{agent.PK}}),
 	})
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "the later lesson is pushed", func() bool { return b.has(t, later.ID) })
-	testkit.WaitFor(t, 2*time.Second, "one push refused, one accepted", func() bool {
+	testkit.WaitFor(t, testWait, "the later lesson is pushed", func() bool { return b.has(t, later.ID) })
+	testkit.WaitFor(t, testWait, "one push refused, one accepted", func() bool {
 		st := s.Status()[0]
 		return st.PushRefused == 1 && st.Pushed == 1
 	})
@@ -86,7 +86,7 @@ func TestSyncer_QueueOverflowCatchesUp(t *testing.T) {
 	})
 	a.syncer.Store(s)
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "connected", func() bool { return s.Status()[0].Connected })
+	testkit.WaitFor(t, testWait, "connected", func() bool { return s.Status()[0].Connected })
 
 	var burst []*nostr.Event
 	for i := range 50 {
@@ -120,7 +120,7 @@ func TestSyncer_LocalRefusalIsSkipped(t *testing.T) {
 		Interests: filters(lessonsOf(def.ID)),
 	})
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "the good lesson stored, the malformed one refused", func() bool {
+	testkit.WaitFor(t, testWait, "the good lesson stored, the malformed one refused", func() bool {
 		return a.has(t, good.ID) && s.Status()[0].Refused == 1
 	})
 	if a.has(t, malformed.ID) {

@@ -32,20 +32,20 @@ func TestSyncer_LessonReachesPeerWithin2s(t *testing.T) {
 	})
 	a.syncer.Store(s)
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "catch-up brings the definition and the old lesson to A", func() bool {
+	testkit.WaitFor(t, testWait, "catch-up brings the definition and the old lesson to A", func() bool {
 		return a.has(t, def.ID) && a.has(t, old.ID)
 	})
 
 	live := lesson(t, sibling, def.ID, "published while A follows B", nostr.Now())
 	start := time.Now()
 	b.publish(t, live)
-	testkit.WaitFor(t, 2*time.Second, "the live lesson reaches A", func() bool { return a.has(t, live.ID) })
+	testkit.WaitFor(t, testWait, "the live lesson reaches A", func() bool { return a.has(t, live.ID) })
 	t.Logf("lesson propagation B -> A: %v", time.Since(start))
 
 	// The counters move once the local Publish has returned. An event may
 	// come twice (the catch-up subscription also listens until it is
 	// closed); a duplicate counts as stored.
-	testkit.WaitFor(t, time.Second, "every event received counted as stored", func() bool {
+	testkit.WaitFor(t, testWait, "every event received counted as stored", func() bool {
 		st := s.Status()[0]
 		return st.Stored >= 3 && st.Stored == st.Received
 	})
@@ -137,13 +137,13 @@ func TestSyncer_ResumesAfterPeerRestart(t *testing.T) {
 		Interests: filters(lessonsOf(def.ID)), Watermarks: marks,
 	})
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "A has B's history", func() bool { return a.has(t, oldest.ID) && a.has(t, older.ID) })
-	testkit.WaitFor(t, 5*time.Second, "the watermark is the newest lesson", func() bool {
+	testkit.WaitFor(t, testWait, "A has B's history", func() bool { return a.has(t, oldest.ID) && a.has(t, older.ID) })
+	testkit.WaitFor(t, testWait, "the watermark is the newest lesson", func() bool {
 		return pullMark(t, marks, b.URL) == older.CreatedAt
 	})
 
 	b.stop()
-	testkit.WaitFor(t, 5*time.Second, "A sees B go", func() bool { return !s.Status()[0].Connected })
+	testkit.WaitFor(t, testWait, "A sees B go", func() bool { return !s.Status()[0].Connected })
 	r, err := relay.Open(context.Background(), relay.Config{DataDir: bDir, Version: "test", Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
@@ -165,11 +165,11 @@ func TestSyncer_ResumesAfterPeerRestart(t *testing.T) {
 	b2 := serve(t, r, ln2)
 	t.Cleanup(b2.stop)
 
-	testkit.WaitFor(t, 5*time.Second, "events published while B was down reach A", func() bool {
+	testkit.WaitFor(t, testWait, "events published while B was down reach A", func() bool {
 		return a.has(t, whileDown[0].ID) && a.has(t, whileDown[1].ID)
 	})
 	newest := max(whileDown[0].CreatedAt, whileDown[1].CreatedAt)
-	testkit.WaitFor(t, 5*time.Second, "the catch-up completes: the watermark moves to the new events", func() bool {
+	testkit.WaitFor(t, testWait, "the catch-up completes: the watermark moves to the new events", func() bool {
 		return pullMark(t, marks, b.URL) == newest
 	})
 	// Resumed from the watermark (older's created_at) minus the 10 s
@@ -209,18 +209,18 @@ func TestSyncer_PushesOutbox(t *testing.T) {
 	})
 	a.syncer.Store(s)
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "the catch-up pushes the earlier lesson", func() bool { return b.has(t, before.ID) })
+	testkit.WaitFor(t, testWait, "the catch-up pushes the earlier lesson", func() bool { return b.has(t, before.ID) })
 
 	foreign := lesson(t, stranger, def.ID, "not ours to push", nostr.Now())
 	after := lesson(t, agent, def.ID, "learnt while the syncer runs", nostr.Now())
 	a.publish(t, foreign, after)
-	testkit.WaitFor(t, 2*time.Second, "the new lesson is pushed", func() bool { return b.has(t, after.ID) })
+	testkit.WaitFor(t, testWait, "the new lesson is pushed", func() bool { return b.has(t, after.ID) })
 
 	if b.has(t, foreign.ID) || b.has(t, def.ID) {
 		t.Error("an event outside the outbox was pushed")
 	}
 	// The peer stores before it answers OK: wait for the acknowledgement.
-	testkit.WaitFor(t, 2*time.Second, "both pushes acknowledged", func() bool { return s.Status()[0].Pushed == 2 })
+	testkit.WaitFor(t, testWait, "both pushes acknowledged", func() bool { return s.Status()[0].Pushed == 2 })
 	if st := s.Status()[0]; st.PushRefused != 0 {
 		t.Errorf("status = %+v, want none refused", st)
 	}
@@ -247,7 +247,7 @@ func TestSyncer_RefreshResubscribes(t *testing.T) {
 		},
 	})
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "the first definition's lesson", func() bool { return a.has(t, l1.ID) })
+	testkit.WaitFor(t, testWait, "the first definition's lesson", func() bool { return a.has(t, l1.ID) })
 	if a.has(t, l2.ID) {
 		t.Fatal("a lesson outside the interests arrived")
 	}
@@ -256,11 +256,11 @@ func TestSyncer_RefreshResubscribes(t *testing.T) {
 	interests = []nostr.Filter{lessonsOf(def1.ID), lessonsOf(def2.ID)}
 	mu.Unlock()
 	s.Refresh()
-	testkit.WaitFor(t, 5*time.Second, "the second definition's old lesson, after Refresh", func() bool { return a.has(t, l2.ID) })
+	testkit.WaitFor(t, testWait, "the second definition's old lesson, after Refresh", func() bool { return a.has(t, l2.ID) })
 
 	l3 := lesson(t, agent, def2.ID, "for two, live", nostr.Now())
 	b.publish(t, l3)
-	testkit.WaitFor(t, 2*time.Second, "the second definition's live lesson", func() bool { return a.has(t, l3.ID) })
+	testkit.WaitFor(t, testWait, "the second definition's live lesson", func() bool { return a.has(t, l3.ID) })
 }
 
 // A history longer than a page is fetched page by page, including a
@@ -283,7 +283,7 @@ func TestSyncer_PagesThroughLongHistory(t *testing.T) {
 		Interests: filters(lessonsOf(def.ID)), PageSize: 5,
 	})
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "all 23 lessons, 5 per page", func() bool {
+	testkit.WaitFor(t, testWait, "all 23 lessons, 5 per page", func() bool {
 		got, err := a.QuerySync(context.Background(), lessonsOf(def.ID))
 		return err == nil && len(got) == len(all)
 	})
@@ -314,9 +314,9 @@ func TestSyncer_ResumesFromSavedWatermarks(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- first.Run(ctx) }()
-	testkit.WaitFor(t, 5*time.Second, "the first run fetches the history", func() bool { return a.has(t, older.ID) && first.Status()[0].Received == 2 })
+	testkit.WaitFor(t, testWait, "the first run fetches the history", func() bool { return a.has(t, older.ID) && first.Status()[0].Received == 2 })
 	marks, _ := peers.OpenFileWatermarks(aDir)
-	testkit.WaitFor(t, 5*time.Second, "the watermark is on disk", func() bool {
+	testkit.WaitFor(t, testWait, "the watermark is on disk", func() bool {
 		marks, _ = peers.OpenFileWatermarks(aDir)
 		return pullMark(t, marks, b.URL) == older.CreatedAt
 	})
@@ -329,8 +329,8 @@ func TestSyncer_ResumesFromSavedWatermarks(t *testing.T) {
 	b.publish(t, newer)
 	second := start()
 	run(t, second)
-	testkit.WaitFor(t, 5*time.Second, "the second run fetches the new lesson", func() bool { return a.has(t, newer.ID) })
-	testkit.WaitFor(t, 5*time.Second, "the catch-up completes", func() bool {
+	testkit.WaitFor(t, testWait, "the second run fetches the new lesson", func() bool { return a.has(t, newer.ID) })
+	testkit.WaitFor(t, testWait, "the catch-up completes", func() bool {
 		m, _ := peers.OpenFileWatermarks(aDir)
 		return pullMark(t, m, b.URL) == newer.CreatedAt
 	})
@@ -354,8 +354,8 @@ func TestSyncer_FutureEventDoesNotMoveWatermarkPastNow(t *testing.T) {
 		Interests: filters(lessonsOf(def.ID)), Watermarks: marks,
 	})
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "the future lesson is stored", func() bool { return a.has(t, future.ID) })
-	testkit.WaitFor(t, 5*time.Second, "a watermark is set", func() bool { return pullMark(t, marks, b.URL) != 0 })
+	testkit.WaitFor(t, testWait, "the future lesson is stored", func() bool { return a.has(t, future.ID) })
+	testkit.WaitFor(t, testWait, "a watermark is set", func() bool { return pullMark(t, marks, b.URL) != 0 })
 	if got, now := pullMark(t, marks, b.URL), nostr.Now(); got > now {
 		t.Errorf("watermark %d is past now %d", got, now)
 	}
@@ -373,7 +373,7 @@ func TestSyncer_UnreachablePeer(t *testing.T) {
 	s := peers.New(peers.Config{Peers: []string{url}, Local: a, Backoff: fast, Logger: testLogger(t),
 		Interests: filters(lessonsOf(testkit.NewKey(t).PK))})
 	run(t, s)
-	testkit.WaitFor(t, 5*time.Second, "the failure is reported", func() bool { return s.Status()[0].LastError != "" })
+	testkit.WaitFor(t, testWait, "the failure is reported", func() bool { return s.Status()[0].LastError != "" })
 	if st := s.Status()[0]; st.Connected || st.URL != url {
 		t.Errorf("status = %+v", st)
 	}

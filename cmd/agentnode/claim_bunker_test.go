@@ -87,7 +87,7 @@ func awaitSubscribed(t *testing.T, sub *relayclient.Sub) {
 	t.Helper()
 	select {
 	case <-sub.EOSE:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("no EOSE for the signer's subscription")
 	}
 }

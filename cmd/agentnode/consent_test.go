@@ -72,14 +72,14 @@ func TestConsentCLI(t *testing.T) {
 
 	bobNpub, _ := nip19.EncodePublicKey(bobPK)
 	mustCLI(t, env, "consent", "revoke", bobNpub, "--reason", "lost key")
-	if !c.Revoked(bobPK) {
+	if !c.Revoked(t.Context(), bobPK) {
 		t.Fatal("not revoked after `consent revoke`")
 	}
 	if out := mustCLI(t, env, "consent", "list", "--json"); !strings.Contains(out, `"agent": "`+bobPK+`"`) || !strings.Contains(out, "lost key") {
 		t.Fatalf("consent list --json:\n%s", out)
 	}
 	mustCLI(t, env, "consent", "unrevoke", bobPK)
-	if c.Revoked(bobPK) {
+	if c.Revoked(t.Context(), bobPK) {
 		t.Fatal("still revoked after `consent unrevoke`")
 	}
 

@@ -44,8 +44,8 @@ func (c *ServeCommand) openConsent(ctx context.Context, _ *slog.Logger) error {
 }
 
 // revoked reports whether the owner revoked agent (agentnode consent revoke).
-func (c *ServeCommand) revoked(agent string) bool {
-	return c.acp != nil && c.acp.consent != nil && c.acp.consent.Revoked(agent)
+func (c *ServeCommand) revoked(ctx context.Context, agent string) bool {
+	return c.acp != nil && c.acp.consent != nil && c.acp.consent.Revoked(ctx, agent)
 }
 
 // openACP opens the task queue and the endpoint over the directory, the

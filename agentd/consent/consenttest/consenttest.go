@@ -163,7 +163,7 @@ func revoke(t *testing.T, o Open) {
 	c.Advance(time.Second)
 	a.Revoke(ctx, y, "")
 	a.Revoke(ctx, x, "r2") // a new reason and time
-	if !b.Revoked(x) {
+	if !b.Revoked(t.Context(), x) {
 		t.Error("b does not see the revocation made through a (after Refresh)")
 	}
 	list, err := b.RevokedList(ctx)
@@ -182,8 +182,8 @@ func revoke(t *testing.T, o Open) {
 		t.Error("second Unrevoke reports a revocation")
 	}
 	c.Advance(time.Second)
-	if a.Revoked(x) || !a.Revoked(y) {
-		t.Errorf("a after b's unrevoke: x %v (want false), y %v (want true)", a.Revoked(x), a.Revoked(y))
+	if a.Revoked(t.Context(), x) || !a.Revoked(t.Context(), y) {
+		t.Errorf("a after b's unrevoke: x %v (want false), y %v (want true)", a.Revoked(t.Context(), x), a.Revoked(t.Context(), y))
 	}
 }
 

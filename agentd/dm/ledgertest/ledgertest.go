@@ -63,7 +63,7 @@ func beginMark(t *testing.T, open Open) {
 	l := open(window)
 	wrap := event(t, 1059, t0)
 	reply := []*nostr.Event{event(t, 1059, t0), event(t, 1059, t0)}
-	if err := l.Begin(wrap, reply); err != nil {
+	if err := l.Begin(t.Context(), wrap, reply); err != nil {
 		t.Fatal(err)
 	}
 	for name, h := range map[string]dm.Ledger{"same": l, "reopened": open(window)} {
@@ -76,7 +76,7 @@ func beginMark(t *testing.T, open Open) {
 		}
 	}
 	now := t0.Add(time.Minute)
-	if err := l.Mark(wrap.ID, wrap.CreatedAt, now); err != nil {
+	if err := l.Mark(t.Context(), wrap.ID, wrap.CreatedAt, now); err != nil {
 		t.Fatal(err)
 	}
 	for name, h := range map[string]dm.Ledger{"same": l, "reopened": open(window)} {
@@ -95,10 +95,10 @@ func beginMark(t *testing.T, open Open) {
 func forgets(t *testing.T, open Open) {
 	l := open(window)
 	old, recent := event(t, 1059, t0), event(t, 1059, t0.Add(2*window))
-	if err := l.Mark(old.ID, old.CreatedAt, t0); err != nil {
+	if err := l.Mark(t.Context(), old.ID, old.CreatedAt, t0); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Mark(recent.ID, recent.CreatedAt, t0.Add(2*window)); err != nil {
+	if err := l.Mark(t.Context(), recent.ID, recent.CreatedAt, t0.Add(2*window)); err != nil {
 		t.Fatal(err)
 	}
 	h := open(window)
@@ -115,11 +115,11 @@ func forgets(t *testing.T, open Open) {
 func answeredOnce(t *testing.T, open Open) {
 	a := open(window)
 	wrap := event(t, 1059, t0)
-	if err := a.Mark(wrap.ID, wrap.CreatedAt, t0); err != nil {
+	if err := a.Mark(t.Context(), wrap.ID, wrap.CreatedAt, t0); err != nil {
 		t.Fatal(err)
 	}
 	for name, h := range map[string]dm.Ledger{"same": a, "other": open(window)} {
-		if err := h.Begin(wrap, []*nostr.Event{event(t, 1059, t0)}); !errors.Is(err, dm.ErrAnswered) {
+		if err := h.Begin(t.Context(), wrap, []*nostr.Event{event(t, 1059, t0)}); !errors.Is(err, dm.ErrAnswered) {
 			t.Errorf("%s: Begin after Mark: %v, want ErrAnswered", name, err)
 		}
 	}

@@ -10,6 +10,7 @@
 package keystoretest
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"sync"
@@ -36,15 +37,43 @@ func Run(t *testing.T, fresh Fresh) {
 	t.Run("Delete", func(t *testing.T) { deleteKey(t, fresh(t)) })
 	t.Run("BadPubKey", func(t *testing.T) { badPubKey(t, fresh(t)) })
 	t.Run("ConcurrentCreate", func(t *testing.T) { concurrentCreate(t, fresh(t)) })
+	t.Run("Cancelled", func(t *testing.T) { cancelled(t, fresh(t)) })
+}
+
+// cancelled: a call whose ctx has ended fails with the ctx's error and
+// changes nothing (a cancelled request cancels its queries).
+func cancelled(t *testing.T, open Open) {
+	ks := open(keystore.Options{})
+	pk, err := ks.Create(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := ks.Create(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Create on a cancelled ctx: %v, want context.Canceled", err)
+	}
+	if _, err := ks.List(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("List on a cancelled ctx: %v, want context.Canceled", err)
+	}
+	if _, err := open(keystore.Options{}).Secret(ctx, pk); !errors.Is(err, context.Canceled) {
+		t.Errorf("Secret (not cached) on a cancelled ctx: %v, want context.Canceled", err)
+	}
+	if err := ks.Delete(ctx, pk); !errors.Is(err, context.Canceled) {
+		t.Errorf("Delete on a cancelled ctx: %v, want context.Canceled", err)
+	}
+	if list, err := ks.List(t.Context()); err != nil || !slices.Equal(list, []string{pk}) {
+		t.Errorf("after the cancelled calls: List = %v, %v; want only [%s]", list, err, pk)
+	}
 }
 
 func createSecretSign(t *testing.T, open Open) {
-	pk, err := open(keystore.Options{}).Create()
+	pk, err := open(keystore.Options{}).Create(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := open(keystore.Options{})
-	sk, err := other.Secret(pk)
+	sk, err := other.Secret(t.Context(), pk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,16 +81,16 @@ func createSecretSign(t *testing.T, open Open) {
 		t.Fatalf("secret belongs to %s, want %s", got, pk)
 	}
 	evt := nostr.Event{Kind: 1, CreatedAt: nostr.Now(), Content: "hi"}
-	if err := other.Sign(pk, &evt); err != nil {
+	if err := other.Sign(t.Context(), pk, &evt); err != nil {
 		t.Fatal(err)
 	}
 	if ok, _ := evt.CheckSignature(); !ok || evt.PubKey != pk {
 		t.Errorf("signed event: pubkey %s, signature ok %v", evt.PubKey, ok)
 	}
-	if enc, err := other.Encrypted(pk); err != nil || enc {
+	if enc, err := other.Encrypted(t.Context(), pk); err != nil || enc {
 		t.Errorf("Encrypted = %v, %v; want false", enc, err)
 	}
-	if list, err := other.List(); err != nil || !slices.Equal(list, []string{pk}) {
+	if list, err := other.List(t.Context()); err != nil || !slices.Equal(list, []string{pk}) {
 		t.Errorf("List = %v, %v; want [%s]", list, err, pk)
 	}
 }
@@ -71,20 +100,20 @@ func encrypted(t *testing.T, open Open) {
 	if !ks.Encrypts() {
 		t.Error("Encrypts() = false with a passphrase")
 	}
-	pk, err := ks.Create()
+	pk, err := ks.Create(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if enc, err := open(keystore.Options{}).Encrypted(pk); err != nil || !enc {
+	if enc, err := open(keystore.Options{}).Encrypted(t.Context(), pk); err != nil || !enc {
 		t.Errorf("Encrypted = %v, %v; want true", enc, err)
 	}
-	if _, err := open(keystore.Options{}).Secret(pk); !errors.Is(err, keystore.ErrPassphraseRequired) {
+	if _, err := open(keystore.Options{}).Secret(t.Context(), pk); !errors.Is(err, keystore.ErrPassphraseRequired) {
 		t.Errorf("no passphrase: %v, want ErrPassphraseRequired", err)
 	}
-	if _, err := open(keystore.Options{Passphrase: "nope"}).Secret(pk); !errors.Is(err, keystore.ErrWrongPassphrase) {
+	if _, err := open(keystore.Options{Passphrase: "nope"}).Secret(t.Context(), pk); !errors.Is(err, keystore.ErrWrongPassphrase) {
 		t.Errorf("wrong passphrase: %v, want ErrWrongPassphrase", err)
 	}
-	sk, err := open(keystore.Options{Passphrase: "pw"}).Secret(pk)
+	sk, err := open(keystore.Options{Passphrase: "pw"}).Secret(t.Context(), pk)
 	if got, _ := nostr.GetPublicKey(sk); err != nil || got != pk {
 		t.Errorf("right passphrase: %s, %v", got, err)
 	}
@@ -92,30 +121,30 @@ func encrypted(t *testing.T, open Open) {
 
 func deleteKey(t *testing.T, open Open) {
 	ks := open(keystore.Options{})
-	pk, err := ks.Create()
+	pk, err := ks.Create(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ks.Delete(pk); err != nil {
+	if err := ks.Delete(t.Context(), pk); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := open(keystore.Options{}).Secret(pk); !errors.Is(err, keystore.ErrNotFound) {
+	if _, err := open(keystore.Options{}).Secret(t.Context(), pk); !errors.Is(err, keystore.ErrNotFound) {
 		t.Errorf("Secret after Delete: %v, want ErrNotFound", err)
 	}
-	if err := ks.Delete(pk); !errors.Is(err, keystore.ErrNotFound) {
+	if err := ks.Delete(t.Context(), pk); !errors.Is(err, keystore.ErrNotFound) {
 		t.Errorf("second Delete: %v, want ErrNotFound", err)
 	}
-	if list, _ := ks.List(); len(list) != 0 {
+	if list, _ := ks.List(t.Context()); len(list) != 0 {
 		t.Errorf("List after Delete = %v", list)
 	}
 }
 
 func badPubKey(t *testing.T, open Open) {
 	ks := open(keystore.Options{})
-	if _, err := ks.Secret("NOT-HEX"); !errors.Is(err, keystore.ErrBadPubKey) {
+	if _, err := ks.Secret(t.Context(), "NOT-HEX"); !errors.Is(err, keystore.ErrBadPubKey) {
 		t.Errorf("Secret(bad): %v, want ErrBadPubKey", err)
 	}
-	if err := ks.Delete("NOT-HEX"); !errors.Is(err, keystore.ErrBadPubKey) {
+	if err := ks.Delete(t.Context(), "NOT-HEX"); !errors.Is(err, keystore.ErrBadPubKey) {
 		t.Errorf("Delete(bad): %v, want ErrBadPubKey", err)
 	}
 }
@@ -131,14 +160,14 @@ func concurrentCreate(t *testing.T, open Open) {
 		}
 		wg.Go(func() {
 			var err error
-			if pks[i], err = ks.Create(); err != nil {
+			if pks[i], err = ks.Create(t.Context()); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
 	slices.Sort(pks)
-	if list, err := open(keystore.Options{}).List(); err != nil || !slices.Equal(list, pks) {
+	if list, err := open(keystore.Options{}).List(t.Context()); err != nil || !slices.Equal(list, pks) {
 		t.Errorf("List = %v, %v; want %v", list, err, pks)
 	}
 }
