@@ -108,9 +108,9 @@ func consentError(err error) *jsonrpc.Error {
 // remoteError maps a failed call to a remote agent: an ACP code the peer
 // chose crosses over as is; a timeout is -32003; anything else -32010.
 func remoteError(err error) *jsonrpc.Error {
-	var re *nostrrpc.RPCError
-	if errors.As(err, &re) && re.Code <= CodeInvalidPayload && re.Code >= CodeAgentFailed {
-		return &jsonrpc.Error{Code: re.Code, Message: "remote: " + re.Message}
+	var pe *nostrrpc.PeerError
+	if errors.As(err, &pe) && pe.RPC.Code <= CodeInvalidPayload && pe.RPC.Code >= CodeAgentFailed {
+		return &jsonrpc.Error{Code: pe.RPC.Code, Message: "remote: " + pe.RPC.Message}
 	}
 	var ce *capabilities.Error
 	if !errors.As(err, &ce) {
@@ -129,11 +129,11 @@ func remoteError(err error) *jsonrpc.Error {
 // as over HTTP.
 func toRPCError(err error) error {
 	var je *jsonrpc.Error
-	if !errors.As(err, &je) {
-		je = mapError(err)
+	if errors.As(err, &je) {
+		return je
 	}
-	if je == nil {
-		return err // nostrrpc answers internal error
+	if je = mapError(err); je != nil {
+		return je
 	}
-	return &nostrrpc.RPCError{Code: je.Code, Message: je.Message}
+	return err // nostrrpc answers internal error
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // decrypt opens evt's content as reader sk (the other party is evt's
@@ -69,8 +70,8 @@ func TestClient_CallAcrossTwoNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rq nostrrpc.Request
-	var rs nostrrpc.Response
+	var rq jsonrpc.Request
+	var rs jsonrpc.Response
 	json.Unmarshal([]byte(reqPlain), &rq)
 	json.Unmarshal([]byte(repPlain), &rs)
 	if rq.JSONRPC != "2.0" || rq.Method != "echo" || len(rq.ID) < 3 || rq.ID[0] != '"' {

@@ -9,6 +9,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip44"
 
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // rawRequest signs a kind-25910 event from `from` to `to` carrying plain
@@ -32,7 +33,7 @@ func rawRequest(t *testing.T, from key, to string, plain string) *nostr.Event {
 
 // exchange publishes req on n as `from` would and returns the decrypted
 // reply from `to`.
-func exchange(t *testing.T, n *node, from key, to string, req *nostr.Event) nostrrpc.Response {
+func exchange(t *testing.T, n *node, from key, to string, req *nostr.Event) jsonrpc.Response {
 	t.Helper()
 	l := listen(t, n.url, from, nostr.Filter{Kinds: []int{nostrrpc.Kind}, Tags: nostr.TagMap{"p": {from.pk}, "e": {req.ID}}})
 	if err := n.relay.Publish(context.Background(), req); err != nil {
@@ -44,7 +45,7 @@ func exchange(t *testing.T, n *node, from key, to string, req *nostr.Event) nost
 	if err != nil || rep.PubKey != to {
 		t.Fatalf("reply from %s does not open: %v", rep.PubKey, err)
 	}
-	var resp nostrrpc.Response
+	var resp jsonrpc.Response
 	if err := json.Unmarshal([]byte(plain), &resp); err != nil {
 		t.Fatalf("reply %s: %v", plain, err)
 	}
@@ -59,12 +60,12 @@ func TestServer_BadRequestsGetJSONRPCErrors(t *testing.T) {
 		plain, wantID string
 		wantCode      int
 	}{
-		"not json":         {`{"jsonrpc":"2.0",`, "null", nostrrpc.CodeParseError},
-		"wrong version":    {`{"jsonrpc":"1.0","id":"r1","method":"echo"}`, `"r1"`, nostrrpc.CodeInvalidRequest},
-		"no method":        {`{"jsonrpc":"2.0","id":7}`, `7`, nostrrpc.CodeInvalidRequest},
-		"object id":        {`{"jsonrpc":"2.0","id":{"x":1},"method":"echo"}`, "null", nostrrpc.CodeInvalidRequest},
-		"unknown method":   {`{"jsonrpc":"2.0","id":"r2","method":"nope"}`, `"r2"`, nostrrpc.CodeMethodNotFound},
-		"capability error": {`{"jsonrpc":"2.0","id":"r3","method":"invalid"}`, `"r3"`, nostrrpc.CodeInvalidParams},
+		"not json":         {`{"jsonrpc":"2.0",`, "null", jsonrpc.CodeParseError},
+		"wrong version":    {`{"jsonrpc":"1.0","id":"r1","method":"echo"}`, `"r1"`, jsonrpc.CodeInvalidRequest},
+		"no method":        {`{"jsonrpc":"2.0","id":7}`, `7`, jsonrpc.CodeInvalidRequest},
+		"object id":        {`{"jsonrpc":"2.0","id":{"x":1},"method":"echo"}`, "null", jsonrpc.CodeInvalidRequest},
+		"unknown method":   {`{"jsonrpc":"2.0","id":"r2","method":"nope"}`, `"r2"`, jsonrpc.CodeMethodNotFound},
+		"capability error": {`{"jsonrpc":"2.0","id":"r3","method":"invalid"}`, `"r3"`, jsonrpc.CodeInvalidParams},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resp := exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, tc.plain))
