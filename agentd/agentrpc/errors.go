@@ -29,6 +29,21 @@ const (
 	CodeAgentFailed      = -32010 // the agent (or the remote node) failed to carry out the request
 )
 
+// Codes is the Agent Context Protocol's table of error codes besides the
+// standard ones (jsonrpc.StandardCodes), as docs/JSONRPC.md shows it.
+var Codes = []jsonrpc.CodeDoc{
+	{Code: CodeInvalidPayload, Name: "invalid payload", Meaning: "the params decode but a field is missing or refused (the spec's §3.5)"},
+	{Code: CodeAgentNotFound, Name: "agent not found", Meaning: "not local, not in the directory, no route"},
+	{Code: CodeAgentUnavailable, Name: "agent unavailable", Meaning: "no available agent matches, or the agent does not answer in time"},
+	{Code: CodeConsentRequired, Name: "consent required", Meaning: "the owner's approval is pending, denied, or for another operation"},
+	{Code: CodeAgentRevoked, Name: "agent revoked", Meaning: "the agent is revoked by its owner: it answers nothing"},
+	{Code: CodeTaskNotFound, Name: "task not found", Meaning: "no such task"},
+	{Code: CodeDeadlinePassed, Name: "deadline passed", Meaning: "the task's deadline has passed"},
+	{Code: CodeModelUnavailable, Name: "model unavailable", Meaning: "sampling/createMessage on a node without a model"},
+	{Code: CodeProofRejected, Name: "proof rejected", Meaning: "a registration proof does not prove key possession"},
+	{Code: CodeAgentFailed, Name: "agent failed", Meaning: "the agent (or the remote node) failed to carry out the request"},
+}
+
 // ConsentData is the data of a -32004 error.
 type ConsentData struct {
 	ApprovalID string `json:"approvalId,omitempty"`

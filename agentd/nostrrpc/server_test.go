@@ -3,6 +3,7 @@ package nostrrpc_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -35,6 +36,17 @@ func rawRequest(t *testing.T, from key, to string, plain string) *nostr.Event {
 // reply from `to`.
 func exchange(t *testing.T, n *node, from key, to string, req *nostr.Event) jsonrpc.Response {
 	t.Helper()
+	plain := exchangeRaw(t, n, from, to, req)
+	var resp jsonrpc.Response
+	if err := json.Unmarshal([]byte(plain), &resp); err != nil {
+		t.Fatalf("reply %s: %v", plain, err)
+	}
+	return resp
+}
+
+// exchangeRaw is exchange returning the reply's decrypted content as is.
+func exchangeRaw(t *testing.T, n *node, from key, to string, req *nostr.Event) string {
+	t.Helper()
 	l := listen(t, n.url, from, nostr.Filter{Kinds: []int{nostrrpc.Kind}, Tags: nostr.TagMap{"p": {from.pk}, "e": {req.ID}}})
 	if err := n.relay.Publish(context.Background(), req); err != nil {
 		t.Fatal(err)
@@ -45,11 +57,35 @@ func exchange(t *testing.T, n *node, from key, to string, req *nostr.Event) json
 	if err != nil || rep.PubKey != to {
 		t.Fatalf("reply from %s does not open: %v", rep.PubKey, err)
 	}
-	var resp jsonrpc.Response
-	if err := json.Unmarshal([]byte(plain), &resp); err != nil {
-		t.Fatalf("reply %s: %v", plain, err)
+	return plain
+}
+
+// A batch is dispatched by jsonrpc.Server as over HTTP: in order, one
+// answer per request, a panic an internal error without its text, and
+// a batch over the limit refused whole.
+func TestServer_BatchFollowsTheHTTPRules(t *testing.T) {
+	alice, bob := newKey(), newKey()
+	b := startNode(t, bob)
+	h := &handler{}
+	b.serve(t, h, 1)
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"echo"},{"jsonrpc":"2.0","method":"echo"},` +
+		`{"jsonrpc":"2.0","id":2,"method":"panic"},{"jsonrpc":"2.0","id":3,"method":"nope"}]`
+	var got []jsonrpc.Response
+	if err := json.Unmarshal([]byte(exchangeRaw(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, batch))), &got); err != nil {
+		t.Fatal(err)
 	}
-	return resp
+	if len(got) != 3 || got[0].Result == nil || got[1].Error == nil || got[1].Error.Code != jsonrpc.CodeInternalError ||
+		strings.Contains(got[1].Error.Message, "handler bug") || got[2].Error == nil || got[2].Error.Code != jsonrpc.CodeMethodNotFound {
+		t.Fatalf("batch answers = %+v", got)
+	}
+	if n := h.count(); n != 2 {
+		t.Fatalf("echo ran %d times, want 2 (the request and the notification)", n)
+	}
+	long := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"echo"},`, jsonrpc.DefaultMaxBatch) + `{"jsonrpc":"2.0","id":1,"method":"echo"}]`
+	resp := exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, long))
+	if resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidRequest || h.count() != 2 {
+		t.Fatalf("over-long batch: %+v, echo ran %d times", resp, h.count())
+	}
 }
 
 func TestServer_BadRequestsGetJSONRPCErrors(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
+
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // Kind is the JSON-RPC over Nostr event kind (ephemeral).
@@ -21,6 +23,14 @@ const (
 	// with "rate-limited:".
 	CodeRateLimited = -32029
 )
+
+// Codes is the legacy dialect's table of error codes besides the standard
+// ones (jsonrpc.StandardCodes). A peer's ACP failure crosses with the
+// Agent Context Protocol's code (agentrpc.Codes) for agent/* methods.
+var Codes = []jsonrpc.CodeDoc{
+	{Code: CodeServerError, Name: "capability error", Meaning: "a tool failed with a CAP error; data.cap_code says which (INVALID_INPUT is -32602)"},
+	{Code: CodeRateLimited, Name: "rate-limited", Meaning: "a caller the agent does not know, over the strangers' budget or while their workers are busy"},
+}
 
 // seal encrypts v (marshalled) from sk to pub with NIP-44 v2.
 func seal(v any, sk, pub string) (string, error) {
