@@ -54,7 +54,7 @@ func notePackageWithOutputs(t *testing.T) []byte {
 func TestDaemon_CapSource_OutputSchemas(t *testing.T) {
 	runner := bindings.New(bindings.Config{AllowPrivate: true, MCP: map[string]bindings.MCPEndpoint{"mcp://pages": {URL: pagesServer(t)}}})
 	t.Cleanup(func() { runner.Close() })
-	cn := openCapsNode(t, agentd.Config{Bindings: agentd.RunnerBindings(runner)})
+	cn := openCapsNode(t, agentd.Config{Bindings: runner})
 	cn.installFile(sign(t, notePackageWithOutputs(t), cn.author.SK))
 	host := cap.NewHost(cn.d.CapSource(), cap.Options{})
 	ctx := context.Background()

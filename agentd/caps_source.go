@@ -13,6 +13,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/capabilities/router"
+	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -28,10 +29,15 @@ type capSource struct{ d *Daemon }
 
 var _ cap.Source = capSource{}
 
-// capImpl is what Run needs of a capability.
+// capImpl is what Run needs of a capability, resolved once by
+// Capabilities: the agent, its package and the nudges of the composition
+// that listed it, so that a call neither looks the agent up nor composes
+// it again.
 type capImpl struct {
-	capID string // the package id, did:nuwa:cap:<name>@<version>
-	tool  string // "" for the skill
+	agent  Agent
+	pkg    *acp.Package
+	nudges []*events.Nudge
+	tool   string // "" for the skill
 }
 
 // Capabilities lists the agent's installed capabilities as CAP manifests.
@@ -57,7 +63,7 @@ func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capabi
 		}
 		allowed := lessons.CombineNudges(p.ToolNames(), comp.subject.Nudges...)
 		for _, m := range cap.ManifestsFor(p) {
-			impl := capImpl{capID: p.Metadata.ID}
+			impl := capImpl{agent: a, pkg: p, nudges: comp.subject.Nudges}
 			if m.Kind == cap.KindTool {
 				_, impl.tool, _ = strings.Cut(m.CapabilityID, "/")
 				hidden := !slices.Contains(allowed, impl.tool) // a nudge takes it away (docs/CAP.md)
@@ -95,36 +101,33 @@ func (s capSource) bindingSchema(ctx context.Context, p *acp.Package, tool strin
 	return schema
 }
 
-// Run runs a tool through the executor, or a skill as a chat turn.
-func (s capSource) Run(ctx context.Context, agent string, c cap.Capability, input json.RawMessage) (json.RawMessage, error) {
+// Run runs a tool through the executor, or a skill as a chat turn, on
+// the capability as Capabilities resolved it.
+func (s capSource) Run(ctx context.Context, _ string, c cap.Capability, input json.RawMessage) (json.RawMessage, error) {
 	impl, ok := c.Impl.(capImpl)
 	if !ok {
 		return nil, capabilities.Errorf(capabilities.CodeNotFound, "capability %s is not the agent daemon's", c.Manifest.CapabilityID)
 	}
-	if impl.tool != "" {
-		ts, err := s.d.toolset(ctx, agent, impl.capID)
-		if err != nil {
-			return nil, capError(err)
-		}
-		return ts.CallTool(ctx, impl.tool, input)
+	if err := s.d.checkRevoked(impl.agent); err != nil {
+		return nil, capError(err)
 	}
-	return s.runSkill(ctx, agent, impl.capID, input)
+	if impl.tool != "" {
+		return s.d.capToolset(ctx, impl.agent, impl.pkg, impl.nudges).CallTool(ctx, impl.tool, input)
+	}
+	return s.runSkill(ctx, impl, input)
 }
 
 // runSkill is one chat turn pinned to the capability, in a conversation of
 // its own (no router, no history).
-func (s capSource) runSkill(ctx context.Context, agent, capID string, input json.RawMessage) (json.RawMessage, error) {
+func (s capSource) runSkill(ctx context.Context, impl capImpl, input json.RawMessage) (json.RawMessage, error) {
 	var in struct {
 		Message string `json:"message"`
 	}
 	if err := json.Unmarshal(input, &in); err != nil || strings.TrimSpace(in.Message) == "" {
 		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "a skill takes {\"message\": \"...\"}")
 	}
-	a, err := s.d.Lookup(agent)
-	if err != nil {
-		return nil, capError(err)
-	}
-	res, err := s.d.turn(ctx, a, "", router.Decision{Capability: capID, Message: in.Message})
+	a := impl.agent
+	res, err := s.d.turn(ctx, a, "", router.Decision{Capability: impl.pkg.Metadata.ID, Message: in.Message})
 	if errors.Is(err, llm.ErrNoModel) {
 		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "no model is configured on this node: a skill needs one")
 	}

@@ -88,7 +88,7 @@ type Config struct {
 	// upgrade; nil: a capabilities/registry over Store.
 	Capabilities CapResolver
 	// Bindings runs the tools packages bind (http_get, http_post,
-	// mcp_service, nuwa_a2a): RunnerBindings(*bindings.Runner) fits. Nil:
+	// mcp_service, nuwa_a2a): a *bindings.Runner fits. Nil:
 	// such tools fail with EXECUTION_FAILED.
 	Bindings BindingCaller
 	// Revoked, when set, reports agents their owner revoked

@@ -27,7 +27,7 @@ func BenchmarkCapHost_Invoke(b *testing.B) {
 	b.Cleanup(page.Close)
 	runner := bindings.New(bindings.Config{AllowPrivate: true})
 	b.Cleanup(func() { runner.Close() })
-	cn := openCapsNode(b, agentd.Config{Bindings: agentd.RunnerBindings(runner)})
+	cn := openCapsNode(b, agentd.Config{Bindings: runner})
 	cn.installFile(sign(b, notePackage(b, "1.0.0", page.URL+"/fetch"), cn.author.SK))
 	host := cap.NewHost(cn.d.CapSource(), cap.Options{})
 	ctx := context.Background()
