@@ -82,8 +82,14 @@ func (c *Client) CallAgent(ctx context.Context, fromAgent, target, method string
 	if !isHexKey(target) {
 		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "target %q is not a 64-hex pubkey", target)
 	}
-	id := newID()
-	req := jsonrpc.Request{JSONRPC: "2.0", ID: json.RawMessage(`"` + id + `"`), Method: method, Params: params}
+	var p any
+	if params != nil {
+		p = params
+	}
+	req, err := jsonrpc.NewRequest(newID(), method, p)
+	if err != nil {
+		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "%s params: %v", method, err)
+	}
 	evt, err := newEvent(req, sk, target, nostr.Tags{{"p", target}})
 	if err != nil {
 		return nil, err
