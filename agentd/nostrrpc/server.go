@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
 
 	"github.com/agentnode/agentnode/agentd/strangers"
 	"github.com/agentnode/agentnode/jsonrpc"
@@ -61,8 +62,9 @@ type ServerConfig struct {
 	Gate Gate
 	// RPC bounds what one request may be and answer (its MaxRequestBytes,
 	// MaxBatch, MaxResponseBytes): the same rules as the node's HTTP and
-	// websocket JSON-RPC. Its MapError, Fallback and Logger are this
-	// server's own.
+	// websocket JSON-RPC. MaxResponseBytes is at most what NIP-44 encrypts
+	// (65,535 bytes, also the default): a larger answer is replaced by a
+	// -32600 error. Its MapError, Fallback and Logger are this server's own.
 	RPC jsonrpc.Options
 }
 
@@ -116,6 +118,9 @@ func NewServer(cfg ServerConfig) *Server {
 		strangers: make(chan struct{}, max(1, cfg.Workers-1)), ready: make(chan struct{})}
 	opts := cfg.RPC
 	opts.MapError, opts.Fallback, opts.Logger = mapError, s.dispatch, cfg.Logger
+	if opts.MaxResponseBytes <= 0 || opts.MaxResponseBytes > nip44.MaxPlaintextSize {
+		opts.MaxResponseBytes = nip44.MaxPlaintextSize // what NIP-44 can carry: a larger answer is a -32600, not silence
+	}
 	s.rpc = jsonrpc.NewServer(opts)
 	return s
 }

@@ -112,6 +112,18 @@ func TestServer_BadRequestsGetJSONRPCErrors(t *testing.T) {
 	}
 }
 
+// An answer NIP-44 cannot carry is a -32600 error the caller gets, not a
+// reply that is never sent.
+func TestServer_TooLargeAnswerIsAnError(t *testing.T) {
+	alice, bob := newKey(), newKey()
+	b := startNode(t, bob)
+	b.serve(t, &handler{}, 1)
+	resp := exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"big","method":"big"}`))
+	if resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(resp.Error.Message, "65535 bytes") || string(resp.ID) != `"big"` {
+		t.Fatalf("reply = id %s error %+v; want -32600 saying the answer would exceed 65535 bytes", resp.ID, resp.Error)
+	}
+}
+
 func TestServer_NumericIDSurvives(t *testing.T) {
 	alice, bob := newKey(), newKey()
 	b := startNode(t, bob)
