@@ -67,10 +67,11 @@ func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capabi
 			if m.Kind == cap.KindTool {
 				_, impl.tool, _ = strings.Cut(m.CapabilityID, "/")
 				hidden := !slices.Contains(allowed, impl.tool) // a nudge takes it away (docs/CAP.md)
+				c := cap.Capability{Manifest: m, Impl: impl, Hidden: hidden}
 				if len(m.OutputSchema) == 0 && !hidden {
-					m.OutputSchema = s.bindingSchema(ctx, p, impl.tool)
+					c.OutputSchema = s.bindingSchemaOf(p, impl.tool)
 				}
-				out = append(out, cap.Capability{Manifest: m, Impl: impl, Hidden: hidden})
+				out = append(out, c)
 				continue
 			}
 			out = append(out, cap.Capability{Manifest: m, Impl: impl})
@@ -82,15 +83,21 @@ func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capabi
 // bindingSchemaTimeout bounds asking a binding for its output schema.
 const bindingSchemaTimeout = 5 * time.Second
 
-// bindingSchema is the output schema the tool's binding declares (the
-// backing MCP tool's outputSchema), or nil; a failure is logged, not
-// fatal: the tool is listed without one.
-func (s capSource) bindingSchema(ctx context.Context, p *acp.Package, tool string) json.RawMessage {
-	bs := s.d.cfg.Bindings
+// bindingSchemaOf is the cap.Capability.OutputSchema of a package tool:
+// nil when the tool has no callable binding, else the output schema its
+// binding declares (the backing MCP tool's outputSchema), asked only when
+// the Host needs it; a failure is logged, not fatal: the tool goes
+// without one.
+func (s capSource) bindingSchemaOf(p *acp.Package, tool string) func(context.Context) json.RawMessage {
 	b, bound := p.Bindings[tool]
-	if bs == nil || !bound || !b.Callable() {
+	if s.d.cfg.Bindings == nil || !bound || !b.Callable() {
 		return nil
 	}
+	return func(ctx context.Context) json.RawMessage { return s.bindingSchema(ctx, p, tool, b) }
+}
+
+func (s capSource) bindingSchema(ctx context.Context, p *acp.Package, tool string, b acp.Binding) json.RawMessage {
+	bs := s.d.cfg.Bindings
 	ctx, cancel := context.WithTimeout(ctx, bindingSchemaTimeout)
 	defer cancel()
 	schema, err := bs.OutputSchema(ctx, b)
