@@ -56,10 +56,10 @@ func TestClient_CallAcrossTwoNodes(t *testing.T) {
 		t.Fatalf("relay B saw %d kind-25910 events, want 2", len(evts))
 	}
 	req, rep := evts[0], evts[1]
-	if req.Kind != nostrrpc.Kind || req.PubKey != alice.pk || req.Tags.GetFirst([]string{"p", bob.pk}) == nil {
+	if req.Kind != nostrrpc.Kind || req.PubKey != alice.pk || req.Tags.FindWithValue("p", bob.pk) == nil {
 		t.Fatalf("request event %v", req)
 	}
-	if rep.PubKey != bob.pk || rep.Tags.GetFirst([]string{"p", alice.pk}) == nil || rep.Tags.GetFirst([]string{"e", req.ID}) == nil {
+	if rep.PubKey != bob.pk || rep.Tags.FindWithValue("p", alice.pk) == nil || rep.Tags.FindWithValue("e", req.ID) == nil {
 		t.Fatalf("reply event %v does not p-tag alice and e-tag %s", rep, req.ID)
 	}
 	reqPlain, err := decrypt(bob.sk, alice.pk, req.Content)
