@@ -51,7 +51,8 @@ type ServerConfig struct {
 	// Workers is how many requests are served at once (default 4); Queue
 	// how many wait (default 256; more are dropped and logged).
 	Workers, Queue int
-	// Timeout bounds one handler call (default 30s).
+	// Timeout bounds one message's handler calls, a batch's together
+	// (default 30s).
 	Timeout time.Duration
 	// MaxAge: requests created longer ago than this are ignored (default
 	// 5m), so replays older than the replay memory go unanswered too.
@@ -198,9 +199,18 @@ func (s *Server) serve(ctx context.Context, r request) {
 	if s.replayed(evt, agent) {
 		return
 	}
-	if out := s.rpc.Handle(withCaller(ctx, agent, evt.PubKey), plain); out != nil {
+	if out := s.handle(ctx, agent, evt.PubKey, plain); out != nil {
 		s.reply(ctx, r, agent, sk, json.RawMessage(out))
 	}
+}
+
+// handle dispatches one decrypted message (a request or a batch) through
+// the jsonrpc server, all of it within Timeout: a batch of slow calls
+// holds a worker no longer than one.
+func (s *Server) handle(ctx context.Context, agent, from string, plain []byte) []byte {
+	ctx, cancel := context.WithTimeout(withCaller(ctx, agent, from), s.cfg.Timeout)
+	defer cancel()
+	return s.rpc.Handle(ctx, plain)
 }
 
 // addressee finds the local agent a request p-tags.
@@ -260,12 +270,12 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 	}
 	switch v {
 	case strangers.Known:
-		return s.call(ctx, c, method, params)
+		return s.cfg.Handler.ServeRPC(ctx, c.agent, c.from, method, params)
 	case strangers.Allow:
 		select {
 		case s.strangers <- struct{}{}:
 			defer func() { <-s.strangers }()
-			return s.call(ctx, c, method, params)
+			return s.cfg.Handler.ServeRPC(ctx, c.agent, c.from, method, params)
 		default:
 			s.log.Debug("nostrrpc: stranger refused, its workers are busy", "agent", c.agent, "from", c.from)
 			return nil, errStrangersBusy
@@ -273,14 +283,6 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 	}
 	s.log.Debug("nostrrpc: caller over the strangers' budget", "agent", c.agent, "from", c.from, "verdict", v)
 	return nil, errOverBudget
-}
-
-// call runs the handler, bounded by Timeout (a panic is the jsonrpc
-// server's to answer).
-func (s *Server) call(ctx context.Context, c caller, method string, params json.RawMessage) (any, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	return s.cfg.Handler.ServeRPC(ctx, c.agent, c.from, method, params)
 }
 
 // reply publishes resp to the caller of req.
