@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,7 +55,7 @@ func notePackageWithOutputs(t *testing.T) []byte {
 func TestDaemon_CapSource_OutputSchemas(t *testing.T) {
 	runner := bindings.New(bindings.Config{AllowPrivate: true, MCP: map[string]bindings.MCPEndpoint{"mcp://pages": {URL: pagesServer(t)}}})
 	t.Cleanup(func() { runner.Close() })
-	cn := openCapsNode(t, agentd.Config{Bindings: agentd.RunnerBindings(runner)})
+	cn := openCapsNode(t, agentd.Config{Bindings: runner})
 	cn.installFile(sign(t, notePackageWithOutputs(t), cn.author.SK))
 	host := cap.NewHost(cn.d.CapSource(), cap.Options{})
 	ctx := context.Background()
@@ -93,5 +94,32 @@ func TestDaemon_CapSource_OutputSchemas(t *testing.T) {
 	}
 	if res := host.Invoke(ctx, agent, fetch, json.RawMessage(`{"url":"https://example.org/a"}`)); res.OK || res.Error.Code != capabilities.CodePermissionDenied {
 		t.Errorf("invoke a removed tool: %+v", res)
+	}
+}
+
+// Invoking one tool asks no other tool's binding for its output schema:
+// an MCP service that is down (here: one that counts its requests and
+// answers none of them as MCP) costs the package's built-in tools
+// nothing. The schema is resolved once, for the capability run (issue 25).
+func TestDaemon_CapSource_InvokeAsksOnlyItsOwnSchema(t *testing.T) {
+	var hits atomic.Int64
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	runner := bindings.New(bindings.Config{AllowPrivate: true, MCP: map[string]bindings.MCPEndpoint{"mcp://pages": {URL: down.URL}}})
+	t.Cleanup(func() { runner.Close() })
+	cn := openCapsNode(t, agentd.Config{Bindings: runner})
+	cn.installFile(sign(t, notePackageWithOutputs(t), cn.author.SK))
+	host := cap.NewHost(cn.d.CapSource(), cap.Options{})
+	create := cap.Ref{CapabilityID: "did:nuwa:cap:note/state.create", Version: "1.0.0"}
+	note := `{"schema_uri":"did:nuwa:state:note#v1","object":{"id":"6f1c8a52-8f0e-4d5c-9a57-3c1f0f6b2a10","title":"t","body":"b",` +
+		`"createdAt":"2026-11-27T00:00:00Z","updatedAt":"2026-11-27T00:00:00Z"}}`
+	if res := host.Invoke(context.Background(), cn.agent.Agent.PubKey, create, json.RawMessage(note)); !res.OK {
+		t.Fatalf("state.create: %+v", res.Error)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("invoking state.create reached fetch_web_content's MCP service %d times", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/capabilities/router"
+	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/lessons"
 )
 
@@ -28,10 +29,15 @@ type capSource struct{ d *Daemon }
 
 var _ cap.Source = capSource{}
 
-// capImpl is what Run needs of a capability.
+// capImpl is what Run needs of a capability, resolved once by
+// Capabilities: the agent, its package and the nudges of the composition
+// that listed it, so that a call neither looks the agent up nor composes
+// it again.
 type capImpl struct {
-	capID string // the package id, did:nuwa:cap:<name>@<version>
-	tool  string // "" for the skill
+	agent  Agent
+	pkg    *acp.Package
+	nudges []*events.Nudge
+	tool   string // "" for the skill
 }
 
 // Capabilities lists the agent's installed capabilities as CAP manifests.
@@ -57,14 +63,15 @@ func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capabi
 		}
 		allowed := lessons.CombineNudges(p.ToolNames(), comp.subject.Nudges...)
 		for _, m := range cap.ManifestsFor(p) {
-			impl := capImpl{capID: p.Metadata.ID}
+			impl := capImpl{agent: a, pkg: p, nudges: comp.subject.Nudges}
 			if m.Kind == cap.KindTool {
 				_, impl.tool, _ = strings.Cut(m.CapabilityID, "/")
 				hidden := !slices.Contains(allowed, impl.tool) // a nudge takes it away (docs/CAP.md)
+				c := cap.Capability{Manifest: m, Impl: impl, Hidden: hidden}
 				if len(m.OutputSchema) == 0 && !hidden {
-					m.OutputSchema = s.bindingSchema(ctx, p, impl.tool)
+					c.OutputSchema = s.bindingSchemaOf(p, impl.tool)
 				}
-				out = append(out, cap.Capability{Manifest: m, Impl: impl, Hidden: hidden})
+				out = append(out, c)
 				continue
 			}
 			out = append(out, cap.Capability{Manifest: m, Impl: impl})
@@ -76,15 +83,21 @@ func (s capSource) Capabilities(ctx context.Context, agent string) ([]cap.Capabi
 // bindingSchemaTimeout bounds asking a binding for its output schema.
 const bindingSchemaTimeout = 5 * time.Second
 
-// bindingSchema is the output schema the tool's binding declares (the
-// backing MCP tool's outputSchema), or nil; a failure is logged, not
-// fatal: the tool is listed without one.
-func (s capSource) bindingSchema(ctx context.Context, p *acp.Package, tool string) json.RawMessage {
-	bs := s.d.cfg.Bindings
+// bindingSchemaOf is the cap.Capability.OutputSchema of a package tool:
+// nil when the tool has no callable binding, else the output schema its
+// binding declares (the backing MCP tool's outputSchema), asked only when
+// the Host needs it; a failure is logged, not fatal: the tool goes
+// without one.
+func (s capSource) bindingSchemaOf(p *acp.Package, tool string) func(context.Context) json.RawMessage {
 	b, bound := p.Bindings[tool]
-	if bs == nil || !bound || !b.Callable() {
+	if s.d.cfg.Bindings == nil || !bound || !b.Callable() {
 		return nil
 	}
+	return func(ctx context.Context) json.RawMessage { return s.bindingSchema(ctx, p, tool, b) }
+}
+
+func (s capSource) bindingSchema(ctx context.Context, p *acp.Package, tool string, b acp.Binding) json.RawMessage {
+	bs := s.d.cfg.Bindings
 	ctx, cancel := context.WithTimeout(ctx, bindingSchemaTimeout)
 	defer cancel()
 	schema, err := bs.OutputSchema(ctx, b)
@@ -95,36 +108,33 @@ func (s capSource) bindingSchema(ctx context.Context, p *acp.Package, tool strin
 	return schema
 }
 
-// Run runs a tool through the executor, or a skill as a chat turn.
-func (s capSource) Run(ctx context.Context, agent string, c cap.Capability, input json.RawMessage) (json.RawMessage, error) {
+// Run runs a tool through the executor, or a skill as a chat turn, on
+// the capability as Capabilities resolved it.
+func (s capSource) Run(ctx context.Context, _ string, c cap.Capability, input json.RawMessage) (json.RawMessage, error) {
 	impl, ok := c.Impl.(capImpl)
 	if !ok {
 		return nil, capabilities.Errorf(capabilities.CodeNotFound, "capability %s is not the agent daemon's", c.Manifest.CapabilityID)
 	}
-	if impl.tool != "" {
-		ts, err := s.d.toolset(ctx, agent, impl.capID)
-		if err != nil {
-			return nil, capError(err)
-		}
-		return ts.CallTool(ctx, impl.tool, input)
+	if err := s.d.checkRevoked(ctx, impl.agent); err != nil {
+		return nil, capError(err)
 	}
-	return s.runSkill(ctx, agent, impl.capID, input)
+	if impl.tool != "" {
+		return s.d.capToolset(ctx, impl.agent, impl.pkg, impl.nudges).CallTool(ctx, impl.tool, input)
+	}
+	return s.runSkill(ctx, impl, input)
 }
 
 // runSkill is one chat turn pinned to the capability, in a conversation of
 // its own (no router, no history).
-func (s capSource) runSkill(ctx context.Context, agent, capID string, input json.RawMessage) (json.RawMessage, error) {
+func (s capSource) runSkill(ctx context.Context, impl capImpl, input json.RawMessage) (json.RawMessage, error) {
 	var in struct {
 		Message string `json:"message"`
 	}
 	if err := json.Unmarshal(input, &in); err != nil || strings.TrimSpace(in.Message) == "" {
 		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "a skill takes {\"message\": \"...\"}")
 	}
-	a, err := s.d.Lookup(agent)
-	if err != nil {
-		return nil, capError(err)
-	}
-	res, err := s.d.turn(ctx, a, "", router.Decision{Capability: capID, Message: in.Message})
+	a := impl.agent
+	res, err := s.d.turn(ctx, a, "", router.Decision{Capability: impl.pkg.Metadata.ID, Message: in.Message})
 	if errors.Is(err, llm.ErrNoModel) {
 		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "no model is configured on this node: a skill needs one")
 	}

@@ -93,7 +93,7 @@ type Config struct {
 	// reads Store again. Nil: the definition must be local.
 	FindDefinition func(ctx context.Context, ref DefinitionRef) error
 	// Bindings runs the tools packages bind (http_get, http_post,
-	// mcp_service, nuwa_a2a): RunnerBindings(*bindings.Runner) fits. Nil:
+	// mcp_service, nuwa_a2a): a *bindings.Runner fits. Nil:
 	// such tools fail with EXECUTION_FAILED.
 	Bindings BindingCaller
 	// Revoked, when set, reports agents their owner revoked

@@ -59,7 +59,7 @@ func openMCPNode(t *testing.T, cfg agentd.Config) *capsNode {
 		"mcp://everything": {Command: everythingCommand(t)},
 	}})
 	t.Cleanup(func() { r.Close() })
-	cfg.Bindings = agentd.RunnerBindings(r)
+	cfg.Bindings = r
 	cn := openCapsNode(t, cfg)
 	raw, err := os.ReadFile("testdata/everything_mcp.acp.yaml")
 	if err != nil {

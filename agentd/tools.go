@@ -79,21 +79,36 @@ func (d *Daemon) toolset(ctx context.Context, agent, capID string) (*toolset, er
 	if err != nil {
 		return nil, err
 	}
+	ts := d.capToolset(ctx, a, p, c.subject.Nudges)
+	ts.defs = ts.toolDefs()
+	return ts, nil
+}
+
+// capToolset is the executor of package p for agent a under its nudges:
+// a capability already resolved (Lookup, composition and package read
+// once per call, by toolset or by the CAP source). Its defs are not built.
+func (d *Daemon) capToolset(ctx context.Context, a Agent, p *acp.Package, nudges []*events.Nudge) *toolset {
 	ts := &toolset{d: d, agent: a, capID: p.Metadata.ID, pkg: p, offered: p.ToolNames(),
 		caller: asRequester(ctx, a, state.CallerFromACP(a.PubKey, a.Owner, p.Metadata.ID, p.Metadata.MemoryScope, p.Metadata.Permissions.Require))}
-	ts.allowed = lessons.CombineNudges(ts.offered, c.subject.Nudges...)
+	ts.allowed = lessons.CombineNudges(ts.offered, nudges...)
+	return ts
+}
+
+// toolDefs are the definitions of the package tools the nudges leave.
+func (ts *toolset) toolDefs() []capabilities.ToolDef {
+	var defs []capabilities.ToolDef
 	for _, name := range ts.offered { // not allowed: an allow-tool or only-tool may name tools the package lacks
 		if !ts.Allowed(name) {
 			continue
 		}
-		t, _ := p.Tool(name)
-		params, ok := p.ToolParameters(name)
+		t, _ := ts.pkg.Tool(name)
+		params, ok := ts.pkg.ToolParameters(name)
 		if !ok {
 			params = t.Function.Parameters
 		}
-		ts.defs = append(ts.defs, capabilities.ToolDef{Name: name, Description: t.Function.Description, Parameters: params})
+		defs = append(defs, capabilities.ToolDef{Name: name, Description: t.Function.Description, Parameters: params})
 	}
-	return ts, nil
+	return defs
 }
 
 // ownTools is the toolset of an agent outside any capability.
@@ -211,20 +226,7 @@ func decodeStrict(args json.RawMessage, v any) error {
 	return dec.Decode(v)
 }
 
-// RunnerBindings adapts a *bindings.Runner to BindingCaller (for
-// Config.Bindings).
-func RunnerBindings(r *bindings.Runner) BindingCaller { return runnerBindings{r} }
-
-type runnerBindings struct{ r *bindings.Runner }
-
-// OutputSchema is the MCP tool's outputSchema for an mcp_service binding.
-func (rb runnerBindings) OutputSchema(ctx context.Context, b acp.Binding) (json.RawMessage, error) {
-	if b.Type != acp.BindMCPService {
-		return nil, nil
-	}
-	return rb.r.MCPOutputSchema(ctx, b.ServiceURI, b.MCPAction)
-}
-
-func (rb runnerBindings) CallBinding(ctx context.Context, agent, tool string, b acp.Binding, args json.RawMessage) (json.RawMessage, error) {
-	return rb.r.Call(ctx, bindings.Call{Agent: agent, Tool: tool, Binding: b, Args: args})
-}
+// The binding runner is the daemon's BindingCaller as it is, both methods
+// included; serve decorates it with bindings.Config.OnCall hooks, not by
+// wrapping it.
+var _ BindingCaller = (*bindings.Runner)(nil)

@@ -68,7 +68,7 @@ func TestDaemon_Tools_Capability(t *testing.T) {
 	t.Cleanup(page.Close)
 	runner := bindings.New(bindings.Config{AllowPrivate: true})
 	t.Cleanup(func() { runner.Close() })
-	cn := openCapsNode(t, agentd.Config{Bindings: agentd.RunnerBindings(runner)})
+	cn := openCapsNode(t, agentd.Config{Bindings: runner})
 	ctx := context.Background()
 	cn.installFile(sign(t, notePackage(t, "1.0.0", page.URL+"/fetch"), cn.author.SK))
 

@@ -1,9 +1,14 @@
-// Package jsonrpc is a generic JSON-RPC 2.0 server: methods are registered
-// as handlers that take raw params and return any JSON-marshalable result.
-// It serves HTTP POST (one request or a batch per body) and WebSocket (one
-// request or batch per text frame). CAP (capabilities/cap) registers its
-// capability.* methods on it; the Agent Context Protocol reuses it for
-// agent/*.
+// Package jsonrpc is the node's one JSON-RPC 2.0: the wire types (Request,
+// Response, Error), the server every transport dispatches through and the
+// HTTP client (HTTPClient). Methods are registered as handlers that take
+// raw params and return any JSON-marshalable result. The server serves
+// HTTP POST (one request or a batch per body) and WebSocket (one request
+// or batch per text frame), and Server.Handle serves any other transport's
+// message: the kind-25910 dialect (agentd/nostrrpc) hands it each
+// decrypted request, with Options.Fallback for the methods it learns per
+// call (tool names). CAP (capabilities/cap) registers its capability.*
+// methods on it; the Agent Context Protocol its agent/*. Each protocol's
+// error codes are a []CodeDoc table (docs/JSONRPC.md).
 //
 // A use:
 //

@@ -71,3 +71,23 @@ func toError(err error, mapErr func(error) *Error) *Error {
 	}
 	return ErrInternal
 }
+
+// CodeDoc is one entry of a protocol's table of error codes: every code a
+// server of the protocol may answer, with a short name and its meaning
+// (docs/JSONRPC.md shows each table; a test fails on a code used twice
+// within a protocol).
+type CodeDoc struct {
+	Code    int
+	Name    string
+	Meaning string
+}
+
+// StandardCodes are JSON-RPC 2.0's own codes: a part of every protocol's
+// table.
+var StandardCodes = []CodeDoc{
+	{CodeParseError, "parse error", "the message is not valid JSON (id null)"},
+	{CodeInvalidRequest, "invalid request", "valid JSON that is not a request, an empty or over-long batch, a message or answer over its size bound"},
+	{CodeMethodNotFound, "method not found", "no such method"},
+	{CodeInvalidParams, "invalid params", "the params do not fit the method"},
+	{CodeInternalError, "internal error", "the server failed; the cause is logged, never shown"},
+}

@@ -5,31 +5,13 @@ import (
 	"encoding/json"
 )
 
-// request is one decoded JSON-RPC request. ID is kept raw (string, number
-// or null) and echoed as is; hasID tells a notification (no "id" member)
-// from a request whose id is null.
-type request struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	ID      json.RawMessage `json:"id,omitempty"`
-}
-
-// response is one JSON-RPC response; exactly one of Result and Error is set.
-type response struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
-	ID      json.RawMessage `json:"id"`
-}
-
 var nullID = json.RawMessage("null")
 
-func errorResponse(id json.RawMessage, e *Error) *response {
+func errorResponse(id json.RawMessage, e *Error) *Response {
 	if len(id) == 0 {
 		id = nullID
 	}
-	return &response{JSONRPC: "2.0", Error: e, ID: id}
+	return &Response{JSONRPC: "2.0", Error: e, ID: id}
 }
 
 // isBatch reports whether body (already known to be valid JSON) is an array.

@@ -39,6 +39,12 @@ type Options struct {
 	// -32600 error with its id; in a batch, the entries after it are not
 	// run and are answered with the same error.
 	MaxResponseBytes int
+	// Fallback serves the methods no handler is registered for (a
+	// transport whose methods are not known in advance, such as the
+	// kind-25910 dialect's tool names); it returns ErrMethodNotFound
+	// (wrapped or not) for a method it does not serve. nil: such methods
+	// are answered -32601.
+	Fallback func(ctx context.Context, method string, params json.RawMessage) (any, error)
 }
 
 // Defaults of Options.
@@ -157,7 +163,7 @@ func (s *Server) batchEntry(ctx context.Context, item json.RawMessage, full bool
 		}
 		return nil
 	}
-	var req request
+	var req Request
 	if json.Unmarshal(item, &req) == nil && wellFormed(&req) && req.ID == nil {
 		return nil
 	}
@@ -196,8 +202,8 @@ func (s *Server) errResponseTooLarge() *Error {
 }
 
 // handleOne runs one request; nil for a notification.
-func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) *response {
-	var req request
+func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) *Response {
+	var req Request
 	if err := json.Unmarshal(raw, &req); err != nil || !wellFormed(&req) {
 		return errorResponse(idOf(raw), ErrInvalidRequest)
 	}
@@ -208,11 +214,14 @@ func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) *response {
 	if rpcErr != nil {
 		return errorResponse(req.ID, rpcErr)
 	}
-	return &response{JSONRPC: "2.0", Result: result, ID: req.ID}
+	return &Response{JSONRPC: "2.0", Result: result, ID: req.ID}
 }
 
-func wellFormed(req *request) bool {
-	return req.JSONRPC == "2.0" && req.Method != nil && validID(req.ID) && validParams(req.Params)
+// wellFormed reports whether req is a JSON-RPC 2.0 request: version 2.0,
+// a method (an empty name is none), an id that is a string, a number or
+// null (or absent), params absent, an object or an array.
+func wellFormed(req *Request) bool {
+	return req.JSONRPC == "2.0" && req.Method != "" && validID(req.ID) && validParams(req.Params)
 }
 
 // idOf extracts a usable id from an invalid request, else null.
@@ -228,14 +237,19 @@ func idOf(raw json.RawMessage) json.RawMessage {
 
 // call dispatches req to its handler, turning errors and panics into
 // error objects.
-func (s *Server) call(ctx context.Context, req *request) (result json.RawMessage, rpcErr *Error) {
-	h, ok := s.handler(*req.Method)
+func (s *Server) call(ctx context.Context, req *Request) (result json.RawMessage, rpcErr *Error) {
+	h, ok := s.handler(req.Method)
 	if !ok {
-		return nil, ErrMethodNotFound
+		if s.opts.Fallback == nil {
+			return nil, ErrMethodNotFound
+		}
+		h = func(ctx context.Context, params json.RawMessage) (any, error) {
+			return s.opts.Fallback(ctx, req.Method, params)
+		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.opts.Logger.Error("jsonrpc handler panic", "method", *req.Method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			s.opts.Logger.Error("jsonrpc handler panic", "method", req.Method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			result, rpcErr = nil, ErrInternal
 		}
 	}()
@@ -243,13 +257,13 @@ func (s *Server) call(ctx context.Context, req *request) (result json.RawMessage
 	if err != nil {
 		rpcErr = toError(err, s.opts.MapError)
 		if rpcErr.Code == CodeInternalError {
-			s.opts.Logger.Error("jsonrpc handler failed", "method", *req.Method, "err", err)
+			s.opts.Logger.Error("jsonrpc handler failed", "method", req.Method, "err", err)
 		}
 		return nil, rpcErr
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		s.opts.Logger.Error("jsonrpc result marshal", "method", *req.Method, "err", err)
+		s.opts.Logger.Error("jsonrpc result marshal", "method", req.Method, "err", err)
 		return nil, ErrInternal
 	}
 	return b, nil

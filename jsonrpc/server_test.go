@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -217,4 +218,26 @@ func readGolden(t *testing.T, path string) map[string]exchange {
 		t.Fatal(err)
 	}
 	return want
+}
+
+func TestServer_Handle_fallbackServesUnregisteredMethods(t *testing.T) {
+	s := jsonrpc.NewServer(jsonrpc.Options{
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Fallback: func(_ context.Context, method string, _ json.RawMessage) (any, error) {
+			if method == "tool" {
+				return "from the fallback", nil
+			}
+			return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
+		},
+	})
+	s.Register("echo", func(context.Context, json.RawMessage) (any, error) { return "registered", nil })
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"method":"echo"}`: `{"jsonrpc":"2.0","id":1,"result":"registered"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tool"}`: `{"jsonrpc":"2.0","id":1,"result":"from the fallback"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"nope"}`: `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found"}}`,
+	} {
+		if got := string(s.Handle(context.Background(), []byte(body))); got != want {
+			t.Errorf("%s: got %s, want %s", body, got, want)
+		}
+	}
 }

@@ -44,18 +44,18 @@ func TestServer_ServeHTTP_websocket(t *testing.T) {
 	conn := dialWS(t, srv.URL)
 
 	send(t, conn, `{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":1}`)
-	if got, want := receive(t, conn), `{"jsonrpc":"2.0","result":3,"id":1}`; got != want {
+	if got, want := receive(t, conn), `{"jsonrpc":"2.0","id":1,"result":3}`; got != want {
 		t.Errorf("request: got %s, want %s", got, want)
 	}
 	// A notification gets no frame: the next frame answers the next request.
 	send(t, conn, `{"jsonrpc":"2.0","method":"echo","params":["ignored"]}`)
 	send(t, conn, `[{"jsonrpc":"2.0","method":"sum","params":{"a":2,"b":3},"id":"b"},{"jsonrpc":"2.0","method":"nope","id":2}]`)
-	want := `[{"jsonrpc":"2.0","result":5,"id":"b"},{"jsonrpc":"2.0","error":{"code":-32601,"message":"method not found"},"id":2}]`
+	want := `[{"jsonrpc":"2.0","id":"b","result":5},{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"method not found"}}]`
 	if got := receive(t, conn); got != want {
 		t.Errorf("batch after notification: got %s, want %s", got, want)
 	}
 	send(t, conn, `{"jsonrpc":"2.0",`)
-	if got, want := receive(t, conn), `{"jsonrpc":"2.0","error":{"code":-32700,"message":"parse error"},"id":null}`; got != want {
+	if got, want := receive(t, conn), `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`; got != want {
 		t.Errorf("parse error: got %s, want %s", got, want)
 	}
 }

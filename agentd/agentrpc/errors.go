@@ -29,6 +29,21 @@ const (
 	CodeAgentFailed      = -32010 // the agent (or the remote node) failed to carry out the request
 )
 
+// Codes is the Agent Context Protocol's table of error codes besides the
+// standard ones (jsonrpc.StandardCodes), as docs/JSONRPC.md shows it.
+var Codes = []jsonrpc.CodeDoc{
+	{Code: CodeInvalidPayload, Name: "invalid payload", Meaning: "the params decode but a field is missing or refused (the spec's §3.5)"},
+	{Code: CodeAgentNotFound, Name: "agent not found", Meaning: "not local, not in the directory, no route"},
+	{Code: CodeAgentUnavailable, Name: "agent unavailable", Meaning: "no available agent matches, or the agent does not answer in time"},
+	{Code: CodeConsentRequired, Name: "consent required", Meaning: "the owner's approval is pending, denied, or for another operation"},
+	{Code: CodeAgentRevoked, Name: "agent revoked", Meaning: "the agent is revoked by its owner: it answers nothing"},
+	{Code: CodeTaskNotFound, Name: "task not found", Meaning: "no such task"},
+	{Code: CodeDeadlinePassed, Name: "deadline passed", Meaning: "the task's deadline has passed"},
+	{Code: CodeModelUnavailable, Name: "model unavailable", Meaning: "sampling/createMessage on a node without a model"},
+	{Code: CodeProofRejected, Name: "proof rejected", Meaning: "a registration proof does not prove key possession"},
+	{Code: CodeAgentFailed, Name: "agent failed", Meaning: "the agent (or the remote node) failed to carry out the request"},
+}
+
 // ConsentData is the data of a -32004 error.
 type ConsentData struct {
 	ApprovalID string `json:"approvalId,omitempty"`
@@ -108,9 +123,9 @@ func consentError(err error) *jsonrpc.Error {
 // remoteError maps a failed call to a remote agent: an ACP code the peer
 // chose crosses over as is; a timeout is -32003; anything else -32010.
 func remoteError(err error) *jsonrpc.Error {
-	var re *nostrrpc.RPCError
-	if errors.As(err, &re) && re.Code <= CodeInvalidPayload && re.Code >= CodeAgentFailed {
-		return &jsonrpc.Error{Code: re.Code, Message: "remote: " + re.Message}
+	var pe *nostrrpc.PeerError
+	if errors.As(err, &pe) && pe.RPC.Code <= CodeInvalidPayload && pe.RPC.Code >= CodeAgentFailed {
+		return &jsonrpc.Error{Code: pe.RPC.Code, Message: "remote: " + pe.RPC.Message}
 	}
 	var ce *capabilities.Error
 	if !errors.As(err, &ce) {
@@ -129,11 +144,11 @@ func remoteError(err error) *jsonrpc.Error {
 // as over HTTP.
 func toRPCError(err error) error {
 	var je *jsonrpc.Error
-	if !errors.As(err, &je) {
-		je = mapError(err)
+	if errors.As(err, &je) {
+		return je
 	}
-	if je == nil {
-		return err // nostrrpc answers internal error
+	if je = mapError(err); je != nil {
+		return je
 	}
-	return &nostrrpc.RPCError{Code: je.Code, Message: je.Message}
+	return err // nostrrpc answers internal error
 }

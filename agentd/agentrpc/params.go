@@ -28,14 +28,6 @@ func decode(params json.RawMessage, v any) error {
 	return nil
 }
 
-// decodeOptional is decode for methods whose params may be absent.
-func decodeOptional(params json.RawMessage, v any) error {
-	if len(bytes.TrimSpace(params)) == 0 || bytes.Equal(bytes.TrimSpace(params), []byte("null")) {
-		return nil
-	}
-	return decode(params, v)
-}
-
 func shortJSONError(err error) string {
 	var te *json.UnmarshalTypeError
 	if ok := asType(err, &te); ok {

@@ -57,10 +57,3 @@ func (s *seen) drop(e *list.Element) {
 	s.order.Remove(e)
 	delete(s.ids, e.Value.(seenEntry).id)
 }
-
-// len is the number of remembered ids (tests).
-func (s *seen) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.order.Len()
-}

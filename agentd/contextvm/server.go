@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/strangers"
+	ourrpc "github.com/agentnode/agentnode/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nbd-wtf/go-nostr"
@@ -79,6 +80,17 @@ const (
 	CodeRateLimited = -32029 // over the strangers' budget, or too many requests in flight (as agentd/nostrrpc)
 	CodeEncryption  = -32006 // a plaintext request to a server requiring encryption
 )
+
+// Codes is the table of error codes a ContextVM server answers besides the
+// standard ones (jsonrpc.StandardCodes): MCP's own, answered by the MCP
+// server of a session (go-sdk), and this server's refusals.
+var Codes = []ourrpc.CodeDoc{
+	{Code: mcp.CodeResourceNotFound, Name: "resource not found", Meaning: "MCP: resources/read of an unknown URI"},
+	{Code: mcp.CodeURLElicitationRequired, Name: "URL elicitation required", Meaning: "MCP: the client must complete a URL elicitation first"},
+	{Code: CodeForbidden, Name: "forbidden", Meaning: "this agent serves only the callers its owner allows"},
+	{Code: CodeEncryption, Name: "encryption required", Meaning: "a plaintext request to a server that requires gift wraps"},
+	{Code: CodeRateLimited, Name: "rate-limited", Meaning: "over the strangers' budget, or too many requests in flight in the session"},
+}
 
 // Server answers ContextVM messages addressed to local agents: each
 // (agent, client pubkey) pair is one MCP session of the agent's server.

@@ -16,6 +16,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/internal/relayclient"
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // ClientConfig wires a Client.
@@ -81,8 +82,14 @@ func (c *Client) CallAgent(ctx context.Context, fromAgent, target, method string
 	if !isHexKey(target) {
 		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "target %q is not a 64-hex pubkey", target)
 	}
-	id := newID()
-	req := Request{JSONRPC: "2.0", ID: json.RawMessage(`"` + id + `"`), Method: method, Params: params}
+	var p any
+	if params != nil {
+		p = params
+	}
+	req, err := jsonrpc.NewRequest(newID(), method, p)
+	if err != nil {
+		return nil, capabilities.Errorf(capabilities.CodeInvalidInput, "%s params: %v", method, err)
+	}
 	evt, err := newEvent(req, sk, target, nostr.Tags{{"p", target}})
 	if err != nil {
 		return nil, err
@@ -213,7 +220,7 @@ func awaitReply(ctx context.Context, replies <-chan *nostr.Event, sk, target, fr
 
 // validReply checks a candidate reply: right kind, author and tags, a
 // valid signature, decrypts, same JSON-RPC id.
-func validReply(evt *nostr.Event, sk, target, from, reqID string, id json.RawMessage) (*Response, bool) {
+func validReply(evt *nostr.Event, sk, target, from, reqID string, id json.RawMessage) (*jsonrpc.Response, bool) {
 	if evt.Kind != Kind || evt.PubKey != target || tagValue(evt, "e") != reqID || tagValue(evt, "p") != from {
 		return nil, false
 	}
@@ -224,7 +231,7 @@ func validReply(evt *nostr.Event, sk, target, from, reqID string, id json.RawMes
 	if err != nil {
 		return nil, false
 	}
-	var resp Response
+	var resp jsonrpc.Response
 	if json.Unmarshal(plain, &resp) != nil || resp.JSONRPC != "2.0" || string(resp.ID) != string(id) {
 		return nil, false
 	}

@@ -131,6 +131,8 @@ func (h *handler) ServeRPC(ctx context.Context, agent, from, method string, para
 		return nil, errors.New("database password is hunter2")
 	case "panic":
 		panic("handler bug")
+	case "big":
+		return strings.Repeat("x", 70000), nil
 	case "slow":
 		<-ctx.Done()
 		return nil, ctx.Err()

@@ -13,6 +13,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // decrypt opens evt's content as reader sk (the other party is evt's
@@ -55,10 +56,10 @@ func TestClient_CallAcrossTwoNodes(t *testing.T) {
 		t.Fatalf("relay B saw %d kind-25910 events, want 2", len(evts))
 	}
 	req, rep := evts[0], evts[1]
-	if req.Kind != nostrrpc.Kind || req.PubKey != alice.pk || req.Tags.GetFirst([]string{"p", bob.pk}) == nil {
+	if req.Kind != nostrrpc.Kind || req.PubKey != alice.pk || req.Tags.FindWithValue("p", bob.pk) == nil {
 		t.Fatalf("request event %v", req)
 	}
-	if rep.PubKey != bob.pk || rep.Tags.GetFirst([]string{"p", alice.pk}) == nil || rep.Tags.GetFirst([]string{"e", req.ID}) == nil {
+	if rep.PubKey != bob.pk || rep.Tags.FindWithValue("p", alice.pk) == nil || rep.Tags.FindWithValue("e", req.ID) == nil {
 		t.Fatalf("reply event %v does not p-tag alice and e-tag %s", rep, req.ID)
 	}
 	reqPlain, err := decrypt(bob.sk, alice.pk, req.Content)
@@ -69,8 +70,8 @@ func TestClient_CallAcrossTwoNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rq nostrrpc.Request
-	var rs nostrrpc.Response
+	var rq jsonrpc.Request
+	var rs jsonrpc.Response
 	json.Unmarshal([]byte(reqPlain), &rq)
 	json.Unmarshal([]byte(repPlain), &rs)
 	if rq.JSONRPC != "2.0" || rq.Method != "echo" || len(rq.ID) < 3 || rq.ID[0] != '"' {

@@ -3,14 +3,15 @@ package nostrrpc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
 
 	"github.com/agentnode/agentnode/agentd/strangers"
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // EphemeralSource hands over the ephemeral events a relay accepts.
@@ -23,8 +24,9 @@ type EphemeralSource interface {
 // is the addressed local agent's pubkey, from the verified caller's (both
 // hex). The result is marshalled to JSON. Return an error wrapping
 // ErrMethodNotFound for an unknown method, a *capabilities.Error for a
-// coded failure, or an *RPCError to choose the JSON-RPC error yourself.
-// ServeRPC is called concurrently.
+// coded failure, or a *jsonrpc.Error to choose the JSON-RPC error yourself.
+// ServeRPC is called concurrently, once per request (a batch's entries
+// one after another).
 type Handler interface {
 	ServeRPC(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error)
 }
@@ -49,7 +51,8 @@ type ServerConfig struct {
 	// Workers is how many requests are served at once (default 4); Queue
 	// how many wait (default 256; more are dropped and logged).
 	Workers, Queue int
-	// Timeout bounds one handler call (default 30s).
+	// Timeout bounds one message's handler calls, a batch's together
+	// (default 30s).
 	Timeout time.Duration
 	// MaxAge: requests created longer ago than this are ignored (default
 	// 5m), so replays older than the replay memory go unanswered too.
@@ -58,6 +61,12 @@ type ServerConfig struct {
 	// budget: *strangers.Gate); a caller it refuses gets a CodeRateLimited
 	// error and costs no handler call. nil: every caller is admitted.
 	Gate Gate
+	// RPC bounds what one request may be and answer (its MaxRequestBytes,
+	// MaxBatch, MaxResponseBytes): the same rules as the node's HTTP and
+	// websocket JSON-RPC. MaxResponseBytes is at most what NIP-44 encrypts
+	// (65,535 bytes, also the default): a larger answer is replaced by a
+	// -32600 error. Its MapError, Fallback and Logger are this server's own.
+	RPC jsonrpc.Options
 }
 
 // Gate decides what a caller's request may cost (agentd/strangers).
@@ -68,10 +77,10 @@ type Gate interface {
 // Refusals of strangers' requests.
 var (
 	// errOverBudget: past the strangers' budget.
-	errOverBudget = &RPCError{Code: CodeRateLimited,
+	errOverBudget = &jsonrpc.Error{Code: CodeRateLimited,
 		Message: "rate-limited: this agent answers callers it does not know only a few times in a while; try again later"}
 	// errStrangersBusy: every worker strangers may take is busy.
-	errStrangersBusy = &RPCError{Code: CodeRateLimited,
+	errStrangersBusy = &jsonrpc.Error{Code: CodeRateLimited,
 		Message: "rate-limited: this agent is busy with other callers it does not know; try again later"}
 )
 
@@ -79,6 +88,7 @@ var (
 type Server struct {
 	cfg   ServerConfig
 	log   *slog.Logger
+	rpc   *jsonrpc.Server // validation, batches, limits, panics: as over HTTP
 	seen  *seen
 	queue chan request
 	// strangers holds a token per request of a stranger being served:
@@ -105,8 +115,15 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.MaxAge <= 0 {
 		cfg.MaxAge = 5 * time.Minute
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan request, cfg.Queue),
+	s := &Server{cfg: cfg, log: cfg.Logger, seen: newSeen(4096), queue: make(chan request, cfg.Queue),
 		strangers: make(chan struct{}, max(1, cfg.Workers-1)), ready: make(chan struct{})}
+	opts := cfg.RPC
+	opts.MapError, opts.Fallback, opts.Logger = mapError, s.dispatch, cfg.Logger
+	if opts.MaxResponseBytes <= 0 || opts.MaxResponseBytes > nip44.MaxPlaintextSize {
+		opts.MaxResponseBytes = nip44.MaxPlaintextSize // what NIP-44 can carry: a larger answer is a -32600, not silence
+	}
+	s.rpc = jsonrpc.NewServer(opts)
+	return s
 }
 
 // Run answers requests until ctx ends: it subscribes to the source, runs
@@ -171,10 +188,7 @@ func (s *Server) work(ctx context.Context) {
 func (s *Server) serve(ctx context.Context, r request) {
 	evt := r.evt
 	agent, sk, ok := s.addressee(evt)
-	if !ok || !s.fresh(evt) {
-		return
-	}
-	if !signed(evt) {
+	if !ok || !s.fresh(evt) || !signed(evt) {
 		return
 	}
 	plain, err := open(evt, sk)
@@ -182,19 +196,21 @@ func (s *Server) serve(ctx context.Context, r request) {
 		s.log.Debug("nostrrpc: ignoring event", "id", evt.ID, "err", err)
 		return
 	}
-	req, perr := parseRequest(plain)
-	if s.replayed(evt, agent, req) {
+	if s.replayed(evt, agent) {
 		return
 	}
-	var resp *Response
-	if perr != nil {
-		resp = s.respond(ctx, agent, evt.PubKey, req, perr)
-	} else {
-		resp = s.admitAndRespond(ctx, agent, evt.PubKey, req)
+	if out := s.handle(ctx, agent, evt.PubKey, plain); out != nil {
+		s.reply(ctx, r, agent, sk, json.RawMessage(out))
 	}
-	if resp != nil {
-		s.reply(ctx, r, agent, sk, resp)
-	}
+}
+
+// handle dispatches one decrypted message (a request or a batch) through
+// the jsonrpc server, all of it within Timeout: a batch of slow calls
+// holds a worker no longer than one.
+func (s *Server) handle(ctx context.Context, agent, from string, plain []byte) []byte {
+	ctx, cancel := context.WithTimeout(withCaller(ctx, agent, from), s.cfg.Timeout)
+	defer cancel()
+	return s.rpc.Handle(ctx, plain)
 }
 
 // addressee finds the local agent a request p-tags.
@@ -225,7 +241,7 @@ func signed(evt *nostr.Event) bool {
 // the duplicate. The JSON-RPC id is no key: every caller's MCP session
 // numbers its requests from 0, and a new event with an old id is a new
 // request (issue 22).
-func (s *Server) replayed(evt *nostr.Event, agent string, _ *Request) bool {
+func (s *Server) replayed(evt *nostr.Event, agent string) bool {
 	if !s.seen.add("evt:" + evt.ID) {
 		return false
 	}
@@ -233,81 +249,44 @@ func (s *Server) replayed(evt *nostr.Event, agent string, _ *Request) bool {
 	return true
 }
 
-// admitAndRespond asks the Gate whether from's request to agent may run
-// and runs it: a known caller's at once, a stranger's within the budget
-// if a stranger's worker slot is free; otherwise it is refused.
-func (s *Server) admitAndRespond(ctx context.Context, agent, from string, req *Request) *Response {
+// caller is who sent a request and to which local agent.
+type caller struct{ agent, from string }
+
+type callerKey struct{}
+
+func withCaller(ctx context.Context, agent, from string) context.Context {
+	return context.WithValue(ctx, callerKey{}, caller{agent, from})
+}
+
+// dispatch runs one request of a message (jsonrpc.Options.Fallback): it
+// asks the Gate whether from's request to agent may run and runs it, a
+// known caller's at once, a stranger's within the budget if a stranger's
+// worker slot is free; otherwise it is refused.
+func (s *Server) dispatch(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	c, _ := ctx.Value(callerKey{}).(caller)
 	v := strangers.Known
 	if s.cfg.Gate != nil {
-		v = s.cfg.Gate.Admit(ctx, agent, from)
+		v = s.cfg.Gate.Admit(ctx, c.agent, c.from)
 	}
 	switch v {
 	case strangers.Known:
-		return s.respond(ctx, agent, from, req, nil)
+		return s.cfg.Handler.ServeRPC(ctx, c.agent, c.from, method, params)
 	case strangers.Allow:
 		select {
 		case s.strangers <- struct{}{}:
 			defer func() { <-s.strangers }()
-			return s.respond(ctx, agent, from, req, nil)
+			return s.cfg.Handler.ServeRPC(ctx, c.agent, c.from, method, params)
 		default:
-			s.log.Debug("nostrrpc: stranger refused, its workers are busy", "agent", agent, "from", from)
-			return refusal(req, errStrangersBusy)
+			s.log.Debug("nostrrpc: stranger refused, its workers are busy", "agent", c.agent, "from", c.from)
+			return nil, errStrangersBusy
 		}
 	}
-	s.log.Debug("nostrrpc: caller over the strangers' budget", "agent", agent, "from", from, "verdict", v)
-	return refusal(req, errOverBudget)
-}
-
-// refusal is the error response to req (nil for a notification).
-func refusal(req *Request, e *RPCError) *Response {
-	if len(req.ID) == 0 {
-		return nil
-	}
-	return &Response{JSONRPC: "2.0", ID: req.ID, Error: e}
-}
-
-// respond runs the request and returns the response (nil for a
-// notification, which gets none).
-func (s *Server) respond(ctx context.Context, agent, from string, req *Request, perr error) *Response {
-	var id json.RawMessage
-	if req != nil {
-		id = req.ID
-	}
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	if perr != nil {
-		return &Response{JSONRPC: "2.0", ID: id, Error: toRPCError(perr)}
-	}
-	result, err := s.call(ctx, agent, from, req)
-	if len(req.ID) == 0 {
-		return nil
-	}
-	if err != nil {
-		return &Response{JSONRPC: "2.0", ID: id, Error: toRPCError(err)}
-	}
-	raw, err := json.Marshal(result)
-	if err != nil {
-		return &Response{JSONRPC: "2.0", ID: id, Error: toRPCError(errors.New("unencodable result"))}
-	}
-	return &Response{JSONRPC: "2.0", ID: id, Result: raw}
-}
-
-// call runs the handler, bounded by Timeout; a panic is an internal error.
-func (s *Server) call(ctx context.Context, agent, from string, req *Request) (result any, err error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("nostrrpc: handler panicked", "agent", agent, "method", req.Method, "panic", p)
-			result, err = nil, errHandlerPanic
-		}
-	}()
-	return s.cfg.Handler.ServeRPC(ctx, agent, from, req.Method, req.Params)
+	s.log.Debug("nostrrpc: caller over the strangers' budget", "agent", c.agent, "from", c.from, "verdict", v)
+	return nil, errOverBudget
 }
 
 // reply publishes resp to the caller of req.
-func (s *Server) reply(ctx context.Context, r request, agent, sk string, resp *Response) {
+func (s *Server) reply(ctx context.Context, r request, agent, sk string, resp json.RawMessage) {
 	req := r.evt
 	tags := nostr.Tags{{"p", req.PubKey}, {"e", req.ID}}
 	evt, err := newEvent(resp, sk, req.PubKey, tags)

@@ -3,12 +3,14 @@ package nostrrpc_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // rawRequest signs a kind-25910 event from `from` to `to` carrying plain
@@ -32,7 +34,18 @@ func rawRequest(t *testing.T, from key, to string, plain string) *nostr.Event {
 
 // exchange publishes req on n as `from` would and returns the decrypted
 // reply from `to`.
-func exchange(t *testing.T, n *node, from key, to string, req *nostr.Event) nostrrpc.Response {
+func exchange(t *testing.T, n *node, from key, to string, req *nostr.Event) jsonrpc.Response {
+	t.Helper()
+	plain := exchangeRaw(t, n, from, to, req)
+	var resp jsonrpc.Response
+	if err := json.Unmarshal([]byte(plain), &resp); err != nil {
+		t.Fatalf("reply %s: %v", plain, err)
+	}
+	return resp
+}
+
+// exchangeRaw is exchange returning the reply's decrypted content as is.
+func exchangeRaw(t *testing.T, n *node, from key, to string, req *nostr.Event) string {
 	t.Helper()
 	l := listen(t, n.url, from, nostr.Filter{Kinds: []int{nostrrpc.Kind}, Tags: nostr.TagMap{"p": {from.pk}, "e": {req.ID}}})
 	if err := n.relay.Publish(context.Background(), req); err != nil {
@@ -44,11 +57,35 @@ func exchange(t *testing.T, n *node, from key, to string, req *nostr.Event) nost
 	if err != nil || rep.PubKey != to {
 		t.Fatalf("reply from %s does not open: %v", rep.PubKey, err)
 	}
-	var resp nostrrpc.Response
-	if err := json.Unmarshal([]byte(plain), &resp); err != nil {
-		t.Fatalf("reply %s: %v", plain, err)
+	return plain
+}
+
+// A batch is dispatched by jsonrpc.Server as over HTTP: in order, one
+// answer per request, a panic an internal error without its text, and
+// a batch over the limit refused whole.
+func TestServer_BatchFollowsTheHTTPRules(t *testing.T) {
+	alice, bob := newKey(), newKey()
+	b := startNode(t, bob)
+	h := &handler{}
+	b.serve(t, h, 1)
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"echo"},{"jsonrpc":"2.0","method":"echo"},` +
+		`{"jsonrpc":"2.0","id":2,"method":"panic"},{"jsonrpc":"2.0","id":3,"method":"nope"}]`
+	var got []jsonrpc.Response
+	if err := json.Unmarshal([]byte(exchangeRaw(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, batch))), &got); err != nil {
+		t.Fatal(err)
 	}
-	return resp
+	if len(got) != 3 || got[0].Result == nil || got[1].Error == nil || got[1].Error.Code != jsonrpc.CodeInternalError ||
+		strings.Contains(got[1].Error.Message, "handler bug") || got[2].Error == nil || got[2].Error.Code != jsonrpc.CodeMethodNotFound {
+		t.Fatalf("batch answers = %+v", got)
+	}
+	if n := h.count(); n != 2 {
+		t.Fatalf("echo ran %d times, want 2 (the request and the notification)", n)
+	}
+	long := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"echo"},`, jsonrpc.DefaultMaxBatch) + `{"jsonrpc":"2.0","id":1,"method":"echo"}]`
+	resp := exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, long))
+	if resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidRequest || h.count() != 2 {
+		t.Fatalf("over-long batch: %+v, echo ran %d times", resp, h.count())
+	}
 }
 
 func TestServer_BadRequestsGetJSONRPCErrors(t *testing.T) {
@@ -59,12 +96,12 @@ func TestServer_BadRequestsGetJSONRPCErrors(t *testing.T) {
 		plain, wantID string
 		wantCode      int
 	}{
-		"not json":         {`{"jsonrpc":"2.0",`, "null", nostrrpc.CodeParseError},
-		"wrong version":    {`{"jsonrpc":"1.0","id":"r1","method":"echo"}`, `"r1"`, nostrrpc.CodeInvalidRequest},
-		"no method":        {`{"jsonrpc":"2.0","id":7}`, `7`, nostrrpc.CodeInvalidRequest},
-		"object id":        {`{"jsonrpc":"2.0","id":{"x":1},"method":"echo"}`, "null", nostrrpc.CodeInvalidRequest},
-		"unknown method":   {`{"jsonrpc":"2.0","id":"r2","method":"nope"}`, `"r2"`, nostrrpc.CodeMethodNotFound},
-		"capability error": {`{"jsonrpc":"2.0","id":"r3","method":"invalid"}`, `"r3"`, nostrrpc.CodeInvalidParams},
+		"not json":         {`{"jsonrpc":"2.0",`, "null", jsonrpc.CodeParseError},
+		"wrong version":    {`{"jsonrpc":"1.0","id":"r1","method":"echo"}`, `"r1"`, jsonrpc.CodeInvalidRequest},
+		"no method":        {`{"jsonrpc":"2.0","id":7}`, `7`, jsonrpc.CodeInvalidRequest},
+		"object id":        {`{"jsonrpc":"2.0","id":{"x":1},"method":"echo"}`, "null", jsonrpc.CodeInvalidRequest},
+		"unknown method":   {`{"jsonrpc":"2.0","id":"r2","method":"nope"}`, `"r2"`, jsonrpc.CodeMethodNotFound},
+		"capability error": {`{"jsonrpc":"2.0","id":"r3","method":"invalid"}`, `"r3"`, jsonrpc.CodeInvalidParams},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resp := exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, tc.plain))
@@ -72,6 +109,18 @@ func TestServer_BadRequestsGetJSONRPCErrors(t *testing.T) {
 				t.Fatalf("reply = id %s error %+v, want id %s code %d", resp.ID, resp.Error, tc.wantID, tc.wantCode)
 			}
 		})
+	}
+}
+
+// An answer NIP-44 cannot carry is a -32600 error the caller gets, not a
+// reply that is never sent.
+func TestServer_TooLargeAnswerIsAnError(t *testing.T) {
+	alice, bob := newKey(), newKey()
+	b := startNode(t, bob)
+	b.serve(t, &handler{}, 1)
+	resp := exchange(t, b, alice, bob.pk, rawRequest(t, alice, bob.pk, `{"jsonrpc":"2.0","id":"big","method":"big"}`))
+	if resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(resp.Error.Message, "65535 bytes") || string(resp.ID) != `"big"` {
+		t.Fatalf("reply = id %s error %+v; want -32600 saying the answer would exceed 65535 bytes", resp.ID, resp.Error)
 	}
 }
 

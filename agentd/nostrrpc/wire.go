@@ -1,62 +1,36 @@
 package nostrrpc
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
+
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // Kind is the JSON-RPC over Nostr event kind (ephemeral).
 const Kind = 25910
 
-// JSON-RPC 2.0 error codes used here.
+// Error codes of the legacy kind-25910 dialect besides the standard
+// JSON-RPC ones (jsonrpc.Code*); docs/JSONRPC.md has the whole table.
 const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-	CodeServerError    = -32000 // a capability error; data.cap_code says which
+	CodeServerError = -32000 // a capability error; data.cap_code says which
 	// CodeRateLimited: the caller is a stranger to the agent and the
 	// strangers' budget is spent (agentd/strangers); the message starts
 	// with "rate-limited:".
 	CodeRateLimited = -32029
 )
 
-// Request is a JSON-RPC 2.0 request as carried in a kind-25910 event.
-type Request struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
+// Codes is the legacy dialect's table of error codes besides the standard
+// ones (jsonrpc.StandardCodes). A peer's ACP failure crosses with the
+// Agent Context Protocol's code (agentrpc.Codes) for agent/* methods.
+var Codes = []jsonrpc.CodeDoc{
+	{Code: CodeServerError, Name: "capability error", Meaning: "a tool failed with a CAP error; data.cap_code says which (INVALID_INPUT is -32602)"},
+	{Code: CodeRateLimited, Name: "rate-limited", Meaning: "a caller the agent does not know, over the strangers' budget or while their workers are busy"},
 }
-
-// Response is a JSON-RPC 2.0 response.
-type Response struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *RPCError       `json:"error,omitempty"`
-}
-
-// RPCError is a JSON-RPC error object. A handler may return one to choose
-// the code; Data.CapCode carries a CAP code across the wire.
-type RPCError struct {
-	Code    int           `json:"code"`
-	Message string        `json:"message"`
-	Data    *RPCErrorData `json:"data,omitempty"`
-}
-
-// RPCErrorData is the data member of errors this package sends.
-type RPCErrorData struct {
-	CapCode string `json:"cap_code,omitempty"`
-}
-
-func (e *RPCError) Error() string { return fmt.Sprintf("json-rpc error %d: %s", e.Code, e.Message) }
 
 // seal encrypts v (marshalled) from sk to pub with NIP-44 v2.
 func seal(v any, sk, pub string) (string, error) {
@@ -95,41 +69,6 @@ func newEvent(v any, sk, pub string, tags nostr.Tags) (*nostr.Event, error) {
 		return nil, fmt.Errorf("nostrrpc: sign: %w", err)
 	}
 	return evt, nil
-}
-
-// parseRequest checks a decrypted request. A JSON error is a *RPCError
-// with CodeParseError; a malformed request one with CodeInvalidRequest.
-func parseRequest(plain []byte) (*Request, error) {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(plain, &probe); err != nil {
-		return nil, &RPCError{Code: CodeParseError, Message: "parse error"}
-	}
-	var req Request
-	if err := json.Unmarshal(plain, &req); err != nil {
-		return nil, &RPCError{Code: CodeInvalidRequest, Message: "invalid request"}
-	}
-	switch {
-	case req.JSONRPC != "2.0":
-		return &req, &RPCError{Code: CodeInvalidRequest, Message: `invalid request: jsonrpc must be "2.0"`}
-	case req.Method == "":
-		return &req, &RPCError{Code: CodeInvalidRequest, Message: "invalid request: no method"}
-	case len(req.ID) > 0 && !validID(req.ID):
-		req.ID = nil
-		return &req, &RPCError{Code: CodeInvalidRequest, Message: "invalid request: id must be a string or a number"}
-	}
-	return &req, nil
-}
-
-// validID: JSON-RPC ids are strings or numbers (null is discouraged and
-// refused here).
-func validID(id json.RawMessage) bool {
-	id = bytes.TrimSpace(id)
-	if len(id) == 0 {
-		return false
-	}
-	var s string
-	var n json.Number
-	return json.Unmarshal(id, &s) == nil || (id[0] != '"' && json.Unmarshal(id, &n) == nil)
 }
 
 // isResponse reports whether plain is a JSON-RPC response (result or

@@ -37,6 +37,11 @@ type Config struct {
 	// the transport of a new session (agentd/contextvm.ClientTransport).
 	// nil: such URIs are NOT_FOUND unless the MCP map names them.
 	Nostr func(serviceURI string) (mcp.Transport, error)
+	// OnCall are hooks run after every call through CallBinding, in order,
+	// with the call and its outcome (serve counts them for /metrics). They
+	// decorate the registry by composition: there is no wrapper around the
+	// Runner to hide a method of it. They must be quick and must not block.
+	OnCall []func(ctx context.Context, c Call, err error)
 }
 
 // Defaults for zero Config fields.
@@ -126,6 +131,28 @@ func (r *Runner) Call(ctx context.Context, c Call) (json.RawMessage, error) {
 		return nil, coded(err)
 	}
 	return out, nil
+}
+
+// CallBinding runs one tool call through a package's binding, as agent
+// (64-hex), and runs the OnCall hooks: the Runner is the daemon's
+// agentd.BindingCaller as it is. Errors are as Call's.
+func (r *Runner) CallBinding(ctx context.Context, agent, tool string, b acp.Binding, args json.RawMessage) (json.RawMessage, error) {
+	c := Call{Agent: agent, Tool: tool, Binding: b, Args: args}
+	out, err := r.Call(ctx, c)
+	for _, hook := range r.cfg.OnCall {
+		hook(ctx, c, err)
+	}
+	return out, err
+}
+
+// OutputSchema is the output schema of b's tool: the backing MCP tool's
+// outputSchema for an mcp_service binding (MCPOutputSchema), nil for the
+// other types.
+func (r *Runner) OutputSchema(ctx context.Context, b acp.Binding) (json.RawMessage, error) {
+	if b.Type != acp.BindMCPService {
+		return nil, nil
+	}
+	return r.MCPOutputSchema(ctx, b.ServiceURI, b.MCPAction)
 }
 
 // Close ends every MCP session (and stops the processes it started) and

@@ -45,10 +45,20 @@ func (h *Host) List(ctx context.Context, agent string) ([]Manifest, error) {
 	out := make([]Manifest, 0, len(caps))
 	for _, c := range caps {
 		if !c.Hidden {
-			out = append(out, c.Manifest)
+			out = append(out, manifest(ctx, c))
 		}
 	}
 	return out, nil
+}
+
+// manifest is c's manifest with the output schema its Source supplies
+// when the manifest declares none.
+func manifest(ctx context.Context, c Capability) Manifest {
+	m := c.Manifest
+	if isNull(m.OutputSchema) && c.OutputSchema != nil {
+		m.OutputSchema = c.OutputSchema(ctx)
+	}
+	return m
 }
 
 // Describe returns the manifest ref names, or a NOT_FOUND
@@ -63,7 +73,7 @@ func (h *Host) Describe(ctx context.Context, agent string, ref Ref) (Manifest, e
 	if c.Hidden {
 		return Manifest{}, notFound(ref)
 	}
-	return c.Manifest, nil
+	return manifest(ctx, c), nil
 }
 
 // find returns the capability ref names among agent's.
@@ -139,7 +149,7 @@ func (h *Host) invoke(ctx context.Context, agent string, ref Ref, input json.Raw
 	if err != nil {
 		return nil, err
 	}
-	if err := h.checkOutput(c.Manifest, out); err != nil {
+	if err := h.checkOutput(manifest(ctx, c), out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -16,14 +16,35 @@ const (
 	MethodInvoke   = "capability.invoke"
 )
 
-// JSON-RPC error codes for CAP errors of list and describe (invoke always
-// answers with an InvokeResult). The CAP code is also in error.data.cap_code.
+// JSON-RPC codes of the CAP errors of list and describe (invoke always
+// answers with an InvokeResult); the CAP code is also in error.data.cap_code.
+// The CAP profile fixes only the string codes: the numbers are ours, chosen
+// clear of the Agent Context Protocol's -32001..-32010 family that the same
+// node serves on /acp (docs/JSONRPC.md).
+const (
+	CodeNotFound         = -32014
+	CodePermissionDenied = -32013
+	CodeExecutionFailed  = -32015
+	CodeTimeout          = -32016
+)
+
+// Codes is CAP's table of JSON-RPC error codes besides the standard ones
+// (jsonrpc.StandardCodes): each entry's Name is the CAP code it carries.
+// INVALID_INPUT is the standard -32602.
+var Codes = []jsonrpc.CodeDoc{
+	{Code: CodePermissionDenied, Name: capabilities.CodePermissionDenied, Meaning: "a required permission is missing, or the endpoint serves another agent"},
+	{Code: CodeNotFound, Name: capabilities.CodeNotFound, Meaning: "no capability with this id and version"},
+	{Code: CodeExecutionFailed, Name: capabilities.CodeExecutionFailed, Meaning: "the capability failed while listing or describing"},
+	{Code: CodeTimeout, Name: capabilities.CodeTimeout, Meaning: "the capability did not answer in time"},
+}
+
+// rpcCodes are the JSON-RPC codes of the CAP codes.
 var rpcCodes = map[string]int{
-	capabilities.CodeNotFound:         -32004,
+	capabilities.CodeNotFound:         CodeNotFound,
 	capabilities.CodeInvalidInput:     jsonrpc.CodeInvalidParams,
-	capabilities.CodePermissionDenied: -32003,
-	capabilities.CodeExecutionFailed:  -32005,
-	capabilities.CodeTimeout:          -32006,
+	capabilities.CodePermissionDenied: CodePermissionDenied,
+	capabilities.CodeExecutionFailed:  CodeExecutionFailed,
+	capabilities.CodeTimeout:          CodeTimeout,
 }
 
 // ErrAgentMismatch: params.agent names another agent than the one the

@@ -67,7 +67,7 @@ func TestRegisterJSONRPC(t *testing.T) {
 		{"describe", agentA, `{"jsonrpc":"2.0","id":4,"method":"capability.describe","params":{"capability_id":"cap:versioned","version":"1.9.0"}}`,
 			`"version":"1.9.0"`, "result"},
 		{"describe not found", agentA, `{"jsonrpc":"2.0","id":5,"method":"capability.describe","params":{"capability_id":"cap:nope","version":"1.0.0"}}`,
-			`{"code":-32004,"message":"NOT_FOUND: no capability \"cap:nope\" version \"1.0.0\"","data":{"cap_code":"NOT_FOUND"}}`, "error"},
+			`{"code":-32014,"message":"NOT_FOUND: no capability \"cap:nope\" version \"1.0.0\"","data":{"cap_code":"NOT_FOUND"}}`, "error"},
 		{"list", agentA, `{"jsonrpc":"2.0","id":6,"method":"capability.list"}`, `"capability_id":"cap:word_count"`, "result"},
 		{"list by params agent", "", `{"jsonrpc":"2.0","id":7,"method":"capability.list","params":{"agent":"` + agentA + `"}}`, `"capability_id":"cap:slow"`, "result"},
 		{"no agent", "", `{"jsonrpc":"2.0","id":8,"method":"capability.list","params":{}}`,

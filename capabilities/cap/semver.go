@@ -29,12 +29,6 @@ func CompareVersions(a, b string) int {
 	return comparePre(va.pre, vb.pre)
 }
 
-// ValidVersion reports whether v is a semantic version.
-func ValidVersion(v string) bool {
-	_, ok := parseSemver(v)
-	return ok
-}
-
 type semver struct {
 	core [3]uint64
 	pre  []string

@@ -53,6 +53,13 @@ type Capability struct {
 	// tool away): List and Describe leave it out; Invoke still reaches the
 	// Source, whose Run says why it is refused (PERMISSION_DENIED).
 	Hidden bool
+	// OutputSchema, when set, supplies the output schema of a capability
+	// whose manifest declares none (a tool bound to an MCP service learns
+	// it from the service). The Host asks it only for what a call shows or
+	// runs, once per call: List for the listed capabilities, Describe for
+	// the one described, Invoke after a successful run. nil, or a nil
+	// answer: no output schema.
+	OutputSchema func(ctx context.Context) json.RawMessage
 }
 
 // InvokeResult is CAP's invocation result. Output is null unless OK; Error

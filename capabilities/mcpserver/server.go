@@ -18,7 +18,7 @@ type Options struct {
 	// Authorize decides whether a request bearing token may use agent's
 	// endpoint (agent is a hex pubkey; token is httpauth.Token's, "" when
 	// none was sent; serve answers with httpauth.Equal). A
-	// nil Authorize refuses every agent endpoint: set AllowAll to open them.
+	// nil Authorize refuses every agent endpoint.
 	Authorize func(ctx context.Context, agent, token string) error
 	// Name and Version name the server in MCP's initialize (defaults
 	// "agentnode", "dev").
@@ -65,9 +65,6 @@ const (
 	DefaultMaxSessionsPerIP = 64
 	DefaultSessionUnused    = time.Minute
 )
-
-// AllowAll is an Authorize that lets every caller use every agent endpoint.
-func AllowAll(context.Context, string, string) error { return nil }
 
 // ErrUnauthorized is what Authorize returns to refuse a caller.
 var ErrUnauthorized = errors.New("mcpserver: unauthorized")

@@ -175,7 +175,7 @@ func TestNew_registryTools(t *testing.T) {
 		t.Fatalf("resolve: %v", res.Content)
 	}
 	meta, _ := out["acp_metadata"].(map[string]any)
-	if out["event_id"] != f.note.ID || out["author"] != f.note.PubKey || out["sha256"] != f.note.Tags.GetFirst([]string{"x"}).Value() ||
+	if out["event_id"] != f.note.ID || out["author"] != f.note.PubKey || out["sha256"] != f.note.Tags.Find("x")[1] ||
 		!strings.HasPrefix(out["naddr"].(string), "naddr1") || meta["id"] != "did:nuwa:cap:note@1.0.0" {
 		t.Errorf("resolve result: %v", out)
 	}

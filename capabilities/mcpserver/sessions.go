@@ -286,19 +286,6 @@ func closeAll(sessions []*mcp.ServerSession) {
 	}
 }
 
-// Live is the number of live MCP sessions (for tests and metrics).
-func (g *sessionGate) Live() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	n := 0
-	for s := range g.servers {
-		for range s.Sessions() {
-			n++
-		}
-	}
-	return n
-}
-
 // addrKey is what the per-address cap counts: the IP, or for IPv6 its
 // /64 (one host's usual allocation: a client with a /64 has 2^64
 // addresses, not one each).

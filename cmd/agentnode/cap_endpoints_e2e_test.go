@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
@@ -185,7 +186,7 @@ func TestCAPEndpoint_E2E(t *testing.T) {
 }
 
 // checkCAP: list names the note package's skill and tools; describe finds
-// a tool and answers NOT_FOUND (-32004, data.cap_code) for an unknown id.
+// a tool and answers NOT_FOUND (cap.CodeNotFound, data.cap_code) for an unknown id.
 func checkCAP(t *testing.T, call capCall) {
 	t.Helper()
 	var list []struct {
@@ -218,8 +219,8 @@ func checkCAP(t *testing.T, call capCall) {
 	var data struct {
 		CapCode string `json:"cap_code"`
 	}
-	if r.Error == nil || r.Error.Code != -32004 || json.Unmarshal(r.Error.Data, &data) != nil || data.CapCode != capabilities.CodeNotFound {
-		t.Fatalf("describe an unknown id = %s %+v; want -32004 with cap_code NOT_FOUND", r.Result, r.Error)
+	if r.Error == nil || r.Error.Code != cap.CodeNotFound || json.Unmarshal(r.Error.Data, &data) != nil || data.CapCode != capabilities.CodeNotFound {
+		t.Fatalf("describe an unknown id = %s %+v; want cap.CodeNotFound with cap_code NOT_FOUND", r.Result, r.Error)
 	}
 }
 

@@ -37,8 +37,11 @@ func scraperServer(t *testing.T) string {
 
 // The output schema of a tool bound to an MCP service reaches CAP describe
 // and MCP tools/list under the real serve wiring (the bindings as serve
-// wraps them for its metrics), and a result violating it is
-// EXECUTION_FAILED (issue 22: the metrics wrapper hid the schema).
+// decorates them for its metrics), and a result violating it is
+// EXECUTION_FAILED (issue 22: the metrics wrapper hid the schema). The
+// decoration is there too: every call through the binding is counted on
+// /metrics. A decorator that hid the runner's OutputSchema fails the
+// first half, one that dropped the calls the second (issue 25).
 func TestServe_MCPBindingOutputSchema(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "serve.json")
 	b, _ := json.Marshal(map[string]any{"bindings": map[string]any{"mcp": map[string]any{
@@ -86,5 +89,17 @@ func TestServe_MCPBindingOutputSchema(t *testing.T) {
 	res, out := mcpCall(t, cs, "note__fetch_web_content", map[string]any{"url": "https://example.org/bad"})
 	if errObj, _ := out["error"].(map[string]any); !res.IsError || errObj["code"] != "EXECUTION_FAILED" {
 		t.Fatalf("a result breaking the MCP tool's outputSchema: isError %v %v; want EXECUTION_FAILED", res.IsError, out)
+	}
+	var inv struct {
+		OK bool `json:"ok"`
+	}
+	mustResult(t, "capability.invoke", rpcPost(t, n.url("/cap/agents/"+n.agentPK()), n.token, "capability.invoke",
+		map[string]any{"ref": map[string]any{"capability_id": fetch, "version": "1.0.0"}, "input": map[string]any{"url": "https://example.org/good"}}), &inv)
+	if !inv.OK {
+		t.Fatal("capability.invoke of the MCP-bound tool with a good result failed")
+	}
+	const calls = "agentnode_agent_tool_calls_total{binding=mcp_service,result=ok}"
+	if got := scrape(t, n.Addr())[calls]; got != 2 {
+		t.Fatalf("%s = %v, want 2 (the MCP call and the CAP invoke, counted by the runner's OnCall hook)", calls, got)
 	}
 }

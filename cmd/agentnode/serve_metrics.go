@@ -6,9 +6,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/dm"
-	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/internal/metrics"
 	"github.com/agentnode/agentnode/internal/redact"
 )
@@ -94,23 +93,10 @@ func (c *ServeCommand) peerStats() []metrics.PeerStats {
 	return out
 }
 
-// countedBindings counts the agents' tool calls through capability
-// bindings (agentnode_agent_tool_calls_total). It implements the whole
-// agentd.BindingCaller, schemas included (TestServe_MCPBindingOutputSchema).
-type countedBindings struct {
-	next agentd.BindingCaller
-	m    *metrics.Metrics
-}
-
-var _ agentd.BindingCaller = countedBindings{}
-
-// OutputSchema is next's.
-func (b countedBindings) OutputSchema(ctx context.Context, bd acp.Binding) (json.RawMessage, error) {
-	return b.next.OutputSchema(ctx, bd)
-}
-
-func (b countedBindings) CallBinding(ctx context.Context, agent, tool string, bd acp.Binding, args json.RawMessage) (json.RawMessage, error) {
-	out, err := b.next.CallBinding(ctx, agent, tool, bd, args)
-	b.m.ToolCall(bd.Type, err)
-	return out, err
+// countToolCall counts an agent's tool call through a capability binding
+// (agentnode_agent_tool_calls_total): a bindings.Config.OnCall hook, so
+// the runner serves the daemon as it is, schemas included
+// (TestServe_MCPBindingOutputSchema).
+func (c *ServeCommand) countToolCall(_ context.Context, call bindings.Call, err error) {
+	c.rt.metrics.ToolCall(call.Binding.Type, err)
 }

@@ -99,6 +99,7 @@ func (c *ServeCommand) openRuntime(_ context.Context, logger *slog.Logger) error
 	bcfg := c.bindingsConfig()
 	bcfg.A2A = c.rt.rpc
 	bcfg.Nostr = c.contextVMTransport(logger) // nostr: service_uris (serve_contextvm.go)
+	bcfg.OnCall = append(bcfg.OnCall, c.countToolCall)
 	c.rt.bindings = bindings.New(bcfg)
 	c.onClose(closeErr(c.rt.bindings.Close)) // MCP sessions and processes
 	return nil
@@ -107,7 +108,7 @@ func (c *ServeCommand) openRuntime(_ context.Context, logger *slog.Logger) error
 // daemonRuntime sets the daemon's capability runtime fields.
 func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 	cfg.State = c.asm.rt
-	cfg.Bindings = countedBindings{agentd.RunnerBindings(c.rt.bindings), c.rt.metrics}
+	cfg.Bindings = c.rt.bindings // decorated by its OnCall hooks, not wrapped
 	cfg.Revoked = c.revoked
 	cfg.Capabilities = agentd.RegistryResolver(c.rt.reg)
 	if c.rt.model != nil {

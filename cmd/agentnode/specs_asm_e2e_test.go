@@ -12,6 +12,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/state/schema"
 	"github.com/agentnode/agentnode/agentd/state/store"
 	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/capabilities/cap"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
@@ -114,8 +115,8 @@ func TestSpecsCAPVersionRange_E2E(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"2", "^2.0.0", "<1.0.0", "not a range"} {
-		if r := call(v); r.Error == nil || r.Error.Code != -32004 {
-			t.Fatalf("describe version %q = %s %+v; want NOT_FOUND (-32004)", v, r.Result, r.Error)
+		if r := call(v); r.Error == nil || r.Error.Code != cap.CodeNotFound {
+			t.Fatalf("describe version %q = %s %+v; want NOT_FOUND (cap.CodeNotFound)", v, r.Result, r.Error)
 		}
 	}
 }
