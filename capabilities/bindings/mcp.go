@@ -141,6 +141,18 @@ func (r *Runner) forget(s *mcpSession) {
 	s.close()
 }
 
+// Stop ends the live session of uri, if any, and stops the process it
+// started (an approval withdrawn). The next call starts it again if the
+// endpoint still resolves.
+func (r *Runner) Stop(uri string) {
+	r.mu.Lock()
+	s := r.mcp[uri]
+	r.mu.Unlock()
+	if s != nil {
+		r.forget(s)
+	}
+}
+
 // mcpConnectTimeout bounds starting a server and the MCP handshake.
 const mcpConnectTimeout = 30 * time.Second
 
@@ -151,6 +163,11 @@ const mcpConnectTimeout = 30 * time.Second
 // http(s) URL is itself a streamable HTTP endpoint, reached through the
 // same SSRF guard as the HTTP bindings.
 func (r *Runner) endpoint(uri string) (MCPEndpoint, error) {
+	if r.cfg.Resolve != nil {
+		if ep, ok := r.cfg.Resolve(uri); ok {
+			return ep, nil
+		}
+	}
 	if ep, ok := r.cfg.MCP[uri]; ok {
 		return ep, nil
 	}
@@ -176,6 +193,12 @@ func connectMCP(ctx context.Context, ep MCPEndpoint, guarded *http.Client) (*mcp
 	switch {
 	case ep.nostr != nil:
 		t = ep.nostr
+	case len(ep.Command) > 0 && ep.Sandbox != nil:
+		st, err := sandboxTransport(ep.Command, ep.Env, *ep.Sandbox)
+		if err != nil {
+			return nil, err
+		}
+		t = st
 	case len(ep.Command) > 0:
 		cmd := exec.Command(ep.Command[0], ep.Command[1:]...)
 		cmd.Env = childEnv(ep.Env)
