@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentnode/agentnode/agentd"
@@ -19,32 +18,15 @@ import (
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
-var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-	mcpServerErr  error
-	mcpServerDir  string
-)
-
 // mcpSandboxServer builds testdata/mcpsandbox (a go-sdk stdio MCP
-// server) once per test binary.
+// server) into a temporary directory.
 func mcpSandboxServer(t *testing.T) string {
 	t.Helper()
-	mcpServerOnce.Do(func() {
-		mcpServerDir, mcpServerErr = os.MkdirTemp("", "mcpsandbox")
-		if mcpServerErr != nil {
-			return
-		}
-		mcpServerBin = filepath.Join(mcpServerDir, "mcpsandbox")
-		out, err := exec.Command("go", "build", "-o", mcpServerBin, "./testdata/mcpsandbox").CombinedOutput()
-		if err != nil {
-			mcpServerErr = errors.New(string(out))
-		}
-	})
-	if mcpServerErr != nil {
-		t.Fatalf("build testdata/mcpsandbox: %v", mcpServerErr)
+	bin := filepath.Join(t.TempDir(), "mcpsandbox")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/mcpsandbox").CombinedOutput(); err != nil {
+		t.Fatalf("build testdata/mcpsandbox: %v\n%s", err, out)
 	}
-	return mcpServerBin
+	return bin
 }
 
 // mcpNode is a node with one agent and a stranger who announces servers.

@@ -27,6 +27,7 @@ func init() {
 		"learn": {"make an agent publish a lesson (kind 4129) signed with its own key", runAgentLearn},
 		"cap":   agentCapCommand,
 		"skill": agentSkillCommand, // agent_skill.go
+		"mcp":   agentMCPCommand,   // agent_mcp.go
 		"state": agentStateCommand,
 	})}
 }
