@@ -87,6 +87,7 @@ var errorCodes = []errorCode{
 	{ErrRevoked, "revoked", http.StatusForbidden},
 	{ErrFileUnavailable, "file_unavailable", http.StatusUnprocessableEntity},
 	{ErrUntrustedSkill, "untrusted_skill", http.StatusConflict},
+	{ErrUpgradeRaced, "upgrade_raced", http.StatusConflict},
 	{ErrMCPServerNotFound, "mcp_server_not_found", http.StatusNotFound},
 	{ErrMCPServerChanged, "mcp_server_changed", http.StatusConflict},
 	{ErrUntrustedMCPServer, "untrusted_mcp_server", http.StatusConflict},
