@@ -20,8 +20,7 @@ import (
 // kind-4200 server the owner approved): as far as Linux allows without
 // privileges. The child runs in Dir (HOME is Dir too), with no inherited
 // environment but PATH and LANG (and the endpoint's Env), in its own
-// process group (killed whole on stop), under Limits (setrlimit through
-// prlimit(2) right after the start, before the MCP handshake), with its
+// process group (killed whole on stop), under Limits, with its
 // stderr kept to StderrBytes and each stdout message to MessageBytes.
 type Sandbox struct {
 	Dir          string
@@ -99,20 +98,30 @@ type sandboxProc struct {
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	stderr *boundedBuffer
-	once   sync.Once
-	err    error
+	// errPipe is the read end of the child's stderr; copied closes when
+	// the copy of it into stderr ends.
+	errPipe *os.File
+	copied  chan struct{}
+	once    sync.Once
+	err     error
 }
 
-// startSandboxed starts argv in its own process group and applies limits.
+// startSandboxed starts argv in its own process group under the limits:
+// through this binary re-executed (SandboxExecMain: setrlimit, then the
+// server's execve) when main called SandboxExecMain, else with
+// prlimit(2) on the child right after its start.
 func startSandboxed(argv, env []string, sb Sandbox) (*sandboxProc, error) {
 	path, err := lookPathIn(argv[0], env)
 	if err != nil {
 		return nil, err
 	}
+	limits := sb.Limits.withDefaults()
 	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Dir: sb.Dir,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}, WaitDelay: time.Second}
-	p := &sandboxProc{cmd: cmd, stderr: &boundedBuffer{max: orInt(sb.StderrBytes, DefaultStderrBytes)}}
-	cmd.Stderr = p.stderr
+	if selfExecOK() { // the limits are set before the server's execve
+		cmd.Path, cmd.Args = "/proc/self/exe", selfExecArgs(limits, path, argv)
+	}
+	p := &sandboxProc{cmd: cmd, stderr: &boundedBuffer{max: orInt(sb.StderrBytes, DefaultStderrBytes)}, copied: make(chan struct{})}
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
@@ -121,14 +130,39 @@ func startSandboxed(argv, env []string, sb Sandbox) (*sandboxProc, error) {
 		return nil, err
 	}
 	p.stdout = io.NopCloser(&lineBound{r: out, max: orInt(sb.MessageBytes, DefaultMessageBytes)})
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("bindings: start %s: %w", argv[0], err)
+	if err := p.start(argv[0]); err != nil {
+		return nil, err
 	}
-	if err := applyLimits(cmd.Process.Pid, sb.Limits.withDefaults()); err != nil {
+	if selfExecOK() {
+		return p, nil
+	}
+	if err := applyLimits(cmd.Process.Pid, limits); err != nil { // right after the start
 		p.Close()
 		return nil, fmt.Errorf("bindings: sandbox limits: %w", err)
 	}
 	return p, nil
+}
+
+// start starts the command with stderr on a pipe of its own, copied by
+// a goroutine Close waits for (not by exec.Cmd, whose Wait would wait for
+// whatever the server forked to close it).
+func (p *sandboxProc) start(name string) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	p.errPipe, p.cmd.Stderr = r, w
+	err = p.cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		return fmt.Errorf("bindings: start %s: %w", name, err)
+	}
+	go func() {
+		defer close(p.copied)
+		io.Copy(p.stderr, r)
+	}()
+	return nil
 }
 
 // Pid is the child's process id.
@@ -154,12 +188,25 @@ func (p *sandboxProc) Close() error {
 			killGroup(p.cmd.Process.Pid)
 			err = <-done
 		}
-		var exit *exec.ExitError
-		if err != nil && !errors.As(err, &exit) {
+		p.endStderr(timer)
+		var exit *exec.ExitError                                                        // killed, or exited on its own: it was asked to stop
+		if err != nil && !errors.As(err, &exit) && !errors.Is(err, exec.ErrWaitDelay) { // ErrWaitDelay: what it forked held its pipes (killed above)
 			p.err = err
 		}
 	})
 	return p.err
+}
+
+// endStderr waits for the stderr copy (every holder of the pipe is dead
+// once the group is killed), at most until timer, then closes the pipe.
+func (p *sandboxProc) endStderr(timer *time.Timer) {
+	timer.Reset(sandboxGrace)
+	select {
+	case <-p.copied:
+	case <-timer.C:
+	}
+	p.errPipe.Close()
+	<-p.copied
 }
 
 // Stderr is what the child wrote to stderr, up to Sandbox.StderrBytes.
