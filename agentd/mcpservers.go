@@ -122,11 +122,11 @@ func (d *Daemon) AddMCPServer(ctx context.Context, agent string, req MCPServerRe
 	rec.Dir = filepath.Join(d.cfg.DataDir, "agents", a.PubKey, "mcp", rec.Slug)
 	d.mcp.mu.Lock()
 	defer d.mcp.mu.Unlock()
-	return d.putMCPServer(a, rec)
+	return d.putMCPServer(ctx, a, rec)
 }
 
 // putMCPServer adds or replaces rec; the caller holds d.mcp.mu.
-func (d *Daemon) putMCPServer(a Agent, rec MCPServer) (MCPServer, error) {
+func (d *Daemon) putMCPServer(ctx context.Context, a Agent, rec MCPServer) (MCPServer, error) {
 	list, err := d.MCPServers(a.PubKey)
 	if err != nil {
 		return MCPServer{}, err
@@ -145,6 +145,9 @@ func (d *Daemon) putMCPServer(a Agent, rec MCPServer) (MCPServer, error) {
 	}
 	if err := d.saveMCPServers(a.PubKey, list); err != nil {
 		return MCPServer{}, err
+	}
+	if i >= 0 {
+		d.capsChanged(ctx, a.PubKey) // a replaced approved server leaves the router
 	}
 	d.log.Info("MCP server pending the owner's approval", "agent", a.PubKey, "server", rec.Slug, "event", rec.EventID,
 		"author", rec.Author, "trusted", rec.AuthorTrusted, "command", strings.Join(rec.Command, " "))
@@ -181,6 +184,7 @@ func (d *Daemon) DecideMCPServer(ctx context.Context, agent, slug string, dec MC
 	if rec.State != MCPApproved {
 		d.mcp.stop(mcpURI(a.PubKey, rec.EventID))
 	}
+	d.capsChanged(ctx, a.PubKey) // the chat router's routes
 	d.log.Info("MCP server decided", "agent", a.PubKey, "server", rec.Slug, "event", rec.EventID, "state", rec.State)
 	return rec, nil
 }

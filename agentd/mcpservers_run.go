@@ -11,6 +11,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/capabilities/bindings"
+	"github.com/agentnode/agentnode/capabilities/router"
 	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/lessons"
 )
@@ -80,7 +81,9 @@ var MCPLimits bindings.Limits
 
 // mcpToolset is the toolset of the agent's approved server slug: the
 // tools its tools/list names, each an mcp_service binding.
-func (d *Daemon) mcpToolset(ctx context.Context, a Agent, slug string, nudges []*events.Nudge) (*toolset, error) {
+// Its prompt (a chat turn on it) is the agent's own, with the server's
+// provenance.
+func (d *Daemon) mcpToolset(ctx context.Context, a Agent, slug string, nudges []*events.Nudge, prompt string) (*toolset, error) {
 	list, err := d.MCPServers(a.PubKey)
 	if err != nil {
 		return nil, err
@@ -101,7 +104,10 @@ func (d *Daemon) mcpToolset(ctx context.Context, a Agent, slug string, nudges []
 	if err != nil {
 		return nil, err
 	}
-	pkg := &acp.Package{Metadata: acp.Metadata{ID: MCPCapPrefix + slug, Name: list[i].Name}, Bindings: map[string]acp.Binding{}}
+	s := list[i]
+	prompt = strings.TrimRight(prompt, "\n") + fmt.Sprintf("\n\n## MCP server: %s\n(kind 4200 %s by %s, approved by the owner; its tools are yours in this capability)\n\n%s\n",
+		s.Name, s.EventID, npubOf(s.Author), strings.TrimSpace(s.Description))
+	pkg := &acp.Package{Metadata: acp.Metadata{ID: MCPCapPrefix + slug, Name: s.Name}, Prompt: prompt, Bindings: map[string]acp.Binding{}}
 	ts := &toolset{d: d, agent: a, capID: pkg.Metadata.ID, pkg: pkg, bindings: RunnerBindings(r),
 		caller: state.Caller{Agent: a.PubKey, Owner: a.Owner, Scope: state.DefaultScope}}
 	for _, t := range defs {
@@ -115,4 +121,20 @@ func (d *Daemon) mcpToolset(ctx context.Context, a Agent, slug string, nudges []
 		}
 	}
 	return ts, nil
+}
+
+// mcpRoutes are the agent's approved servers as the chat router sees them:
+// no triggers, reached with /switch mcp:<slug>.
+func (d *Daemon) mcpRoutes(agent string) []router.Route {
+	list, err := d.MCPServers(agent)
+	if err != nil {
+		d.log.Warn("MCP servers skipped by the router", "agent", agent, "err", err)
+	}
+	var routes []router.Route
+	for _, s := range list {
+		if s.runnable() {
+			routes = append(routes, router.Route{ID: MCPCapPrefix + s.Slug, Name: s.Name})
+		}
+	}
+	return routes
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
 	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
@@ -37,8 +38,8 @@ type mcpNode struct {
 	stranger key
 }
 
-func newMCPNode(t *testing.T) *mcpNode {
-	n := openNode(t, agentd.Config{})
+func newMCPNode(t *testing.T, cfg agentd.Config) *mcpNode {
+	n := openNode(t, cfg)
 	owner := testkit.NewKey(t)
 	def := n.definition(testkit.NewKey(t), reviewer())
 	a := n.install(agentd.InstallRequest{Definition: def.ID, Owner: owner.PK}).Agent
@@ -69,7 +70,7 @@ func (m *mcpNode) call(capID, tool, args string, out any) {
 func TestDaemon_MCPServerPendingApproveRunSandboxed(t *testing.T) {
 	bin := mcpSandboxServer(t)
 	t.Setenv("AGENTNODE_TEST_SECRET", "hunter2") // the node's environment: the server must not see it
-	m := newMCPNode(t)
+	m := newMCPNode(t, agentd.Config{})
 	ctx := context.Background()
 	id := m.announce(m.stranger, events.MCPServer{Name: "Sandbox probe", Description: "reports its sandbox",
 		Command: []string{bin, "--probe"}, Env: []string{"GREETING=hi"}})
@@ -146,7 +147,7 @@ func TestDaemon_MCPServerPendingApproveRunSandboxed(t *testing.T) {
 }
 
 func TestDaemon_MCPServerDeniedNeverRuns(t *testing.T) {
-	m := newMCPNode(t)
+	m := newMCPNode(t, agentd.Config{})
 	ctx := context.Background()
 	marker := filepath.Join(t.TempDir(), "ran")
 	// By the agent's owner (trusted), and still not run until approved.
@@ -202,5 +203,35 @@ func checkSandboxed(t *testing.T, pid int, cwd string, env []string, dir string)
 		if !regexp.MustCompile(want).Match(limits) {
 			t.Errorf("/proc/%d/limits lacks %s:\n%s", pid, want, limits)
 		}
+	}
+}
+
+// TestDaemon_MCPServerChat: an approved server is a capability the chat
+// router switches to; the model calls its tool and gets its answer.
+func TestDaemon_MCPServerChat(t *testing.T) {
+	bin := mcpSandboxServer(t)
+	srv := llmtest.NewServer(t, callTool("call_1", "getenv", `{"name":"GREETING"}`), answer("GREETING is hi."))
+	m := newMCPNode(t, agentd.Config{Model: model(t, srv)})
+	ctx := context.Background()
+	id := m.announce(m.owner, events.MCPServer{Name: "probe", Command: []string{bin}, Env: []string{"GREETING=hi"}})
+	if _, err := m.d.AddMCPServer(ctx, m.agent.PubKey, agentd.MCPServerRequest{Server: id}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.d.DecideMCPServer(ctx, m.agent.PubKey, "probe", agentd.MCPDecision{Event: id, Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := m.d.Chat(ctx, m.agent.PubKey, "c1", "/switch mcp:probe what is GREETING?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Capability != "mcp:probe" || reply.Answer != "GREETING is hi." || len(reply.ToolCalls) != 1 || reply.ToolCalls[0].ErrorCode != "" {
+		t.Fatalf("reply = %+v", reply)
+	}
+	reqs := srv.Requests()
+	if got := reqs[0].ToolNames(); !slices.Equal(slices.Sorted(slices.Values(got)), []string{"getenv", "self"}) {
+		t.Errorf("offered tools %v, want the server's", got)
+	}
+	if last := reqs[1].Last(); last.Content == nil || !strings.Contains(*last.Content, `"value":"hi"`) {
+		t.Errorf("the tool result the model got: %+v", last)
 	}
 }

@@ -75,7 +75,7 @@ func (d *Daemon) toolset(ctx context.Context, agent, capID string) (*toolset, er
 		return ts, nil
 	}
 	if slug, ok := strings.CutPrefix(capID, MCPCapPrefix); ok {
-		return d.mcpToolset(ctx, a, slug, c.subject.Nudges)
+		return d.mcpToolset(ctx, a, slug, c.subject.Nudges, c.eff.Prompt)
 	}
 	ic, err := d.installedCap(a.PubKey, capID)
 	if err != nil {
