@@ -21,7 +21,7 @@ import (
 
 // mcpSandboxServer builds testdata/mcpsandbox (a go-sdk stdio MCP
 // server) into a temporary directory.
-func mcpSandboxServer(t *testing.T) string {
+func mcpSandboxServer(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "mcpsandbox")
 	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/mcpsandbox").CombinedOutput(); err != nil {
@@ -38,7 +38,7 @@ type mcpNode struct {
 	stranger key
 }
 
-func newMCPNode(t *testing.T, cfg agentd.Config) *mcpNode {
+func newMCPNode(t testing.TB, cfg agentd.Config) *mcpNode {
 	n := openNode(t, cfg)
 	owner := testkit.NewKey(t)
 	def := n.definition(testkit.NewKey(t), reviewer())
