@@ -12,8 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Sandbox is how a stdio MCP server of untrusted origin is run (a NIP-AD
@@ -79,16 +77,13 @@ func sandboxEnv(dir string, extra []string) []string {
 	return append(env, extra...)
 }
 
-// sandboxTransport starts argv under sb and speaks MCP over its stdio.
-func sandboxTransport(argv, env []string, sb Sandbox) (mcp.Transport, error) {
+// startSandbox makes sb.Dir and starts argv in it under sb; the
+// caller speaks MCP over the result's stdout and stdin (Write).
+func startSandbox(argv, env []string, sb Sandbox) (*sandboxProc, error) {
 	if err := os.MkdirAll(sb.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("bindings: sandbox dir: %w", err)
 	}
-	p, err := startSandboxed(argv, sandboxEnv(sb.Dir, env), sb)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.IOTransport{Reader: p.stdout, Writer: p}, nil
+	return startSandboxed(argv, sandboxEnv(sb.Dir, env), sb)
 }
 
 // sandboxProc is a running sandboxed child. Writing goes to its stdin;

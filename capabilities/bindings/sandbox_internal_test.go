@@ -90,3 +90,11 @@ func waitGone(t *testing.T, pid string) {
 	}
 	t.Fatalf("process %s outlived its group's kill", pid)
 }
+
+func TestSandbox_failedStartSaysWhy(t *testing.T) {
+	ep := MCPEndpoint{Command: []string{"sh", "-c", "echo 'missing API key' >&2; exit 3"}, Sandbox: &Sandbox{Dir: t.TempDir()}}
+	_, err := connectMCP(t.Context(), ep, nil)
+	if err == nil || !strings.Contains(err.Error(), "missing API key") {
+		t.Fatalf("a server that exits at once: %v; want its stderr in the error", err)
+	}
+}
