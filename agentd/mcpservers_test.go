@@ -234,4 +234,19 @@ func TestDaemon_MCPServerChat(t *testing.T) {
 	if last := reqs[1].Last(); last.Content == nil || !strings.Contains(*last.Content, `"value":"hi"`) {
 		t.Errorf("the tool result the model got: %+v", last)
 	}
+
+	// Removing the agent stops its server and removes its records and dir.
+	var self struct {
+		Pid int `json:"pid"`
+	}
+	m.call("mcp:probe", "self", `{}`, &self)
+	if _, err := m.d.Remove(ctx, m.agent.PubKey, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(self.Pid)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the removed agent's server (pid %d) still runs: %v", self.Pid, err)
+	}
+	if _, err := os.Stat(filepath.Join(m.dir, "agents", m.agent.PubKey, "mcp")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the removed agent's MCP dir stays: %v", err)
+	}
 }
