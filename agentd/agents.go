@@ -42,6 +42,9 @@ type AgentView struct {
 	Files []InstalledFile `json:"files,omitempty"`
 	// Skills are the NIP-AD skills installed on the agent (skills.go).
 	Skills []InstalledSkill `json:"skills,omitempty"`
+	// MCPServers are the NIP-AD kind-4200 servers recorded on the agent,
+	// pending, approved or denied (mcpservers.go).
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
 }
 
 // List returns every installed agent, in install order.
@@ -78,6 +81,9 @@ func (d *Daemon) Show(ctx context.Context, agent string) (AgentView, error) {
 		v.MissingNudges = c.missing
 	}
 	if v.Files, err = d.Files(a.PubKey); err != nil {
+		return AgentView{}, err
+	}
+	if v.MCPServers, err = d.MCPServers(a.PubKey); err != nil {
 		return AgentView{}, err
 	}
 	if v.Skills, err = d.Skills(a.PubKey); err != nil {

@@ -207,7 +207,7 @@ func (d *Daemon) routes(ctx context.Context, agent string) ([]router.Route, erro
 		}
 		routes = append(routes, router.RouteOf(p))
 	}
-	return routes, nil
+	return append(routes, d.mcpRoutes(agent)...), nil // mcpservers_run.go
 }
 
 // capsChanged updates the agent's router after an install, upgrade or

@@ -132,6 +132,7 @@ type Daemon struct {
 	store  Store
 	keys   keystore.Keys
 	policy atomic.Pointer[lessons.Policy] // SetTrust replaces it (trust_reload.go)
+	mcp    mcpHost                        // approved kind-4200 servers (mcpservers_run.go)
 	token  string
 
 	mu     sync.Mutex // guards reg and closed; serialises registry changes
@@ -225,6 +226,9 @@ func (d *Daemon) Close(ctx context.Context) error {
 	d.mu.Unlock()
 	if d.unhook != nil {
 		d.unhook()
+	}
+	if err := d.mcp.close(); err != nil {
+		d.log.Warn("MCP servers stopped with errors", "err", err)
 	}
 	d.log.Info("agent daemon closed")
 	return nil

@@ -87,6 +87,13 @@ func (d *Daemon) stageFiles(ctx context.Context, def *events.Definition) (*stage
 // stageRefs fetches the files refs name (kind-1063 references by
 // author) into a fresh staging directory. No refs: nil, nil.
 func (d *Daemon) stageRefs(ctx context.Context, author string, refs []events.EventRef) (*stagedFiles, error) {
+	return d.stageRefsFrom(ctx, author, refs, nil)
+}
+
+// stageRefsFrom is stageRefs that first copies a file from prior (the
+// agent's installed files: an upgrade) when one has the same sha256,
+// verified like any source. No refs: nil, nil.
+func (d *Daemon) stageRefsFrom(ctx context.Context, author string, refs []events.EventRef, prior []InstalledFile) (*stagedFiles, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
@@ -100,7 +107,7 @@ func (d *Daemon) stageRefs(ctx context.Context, author string, refs []events.Eve
 	}
 	st := &stagedFiles{dir: dir}
 	for _, ref := range refs {
-		f, err := d.stageFile(ctx, author, ref, dir, st.files)
+		f, err := d.stageFile(ctx, author, ref, dir, st.files, prior)
 		if err != nil {
 			st.discard()
 			return nil, err
@@ -111,7 +118,7 @@ func (d *Daemon) stageRefs(ctx context.Context, author string, refs []events.Eve
 }
 
 // stageFile reads ref's 1063 and fetches its file into dir.
-func (d *Daemon) stageFile(ctx context.Context, author string, ref events.EventRef, dir string, have []InstalledFile) (InstalledFile, error) {
+func (d *Daemon) stageFile(ctx context.Context, author string, ref events.EventRef, dir string, have, prior []InstalledFile) (InstalledFile, error) {
 	evt, err := d.byID(ctx, ref.ID)
 	if err != nil {
 		return InstalledFile{}, err
@@ -130,7 +137,7 @@ func (d *Daemon) stageFile(ctx context.Context, author string, ref events.EventR
 		}
 	}
 	path := filepath.Join(dir, name)
-	src, err := d.fetchFile(ctx, author, meta, path)
+	src, err := d.fetchFile(ctx, author, meta, path, prior)
 	if err != nil {
 		return InstalledFile{}, fmt.Errorf("%w: %s (sha256 %s): %v", ErrFileUnavailable, name, meta.SHA256, err)
 	}
@@ -139,9 +146,16 @@ func (d *Daemon) stageFile(ctx context.Context, author string, ref events.EventR
 
 // fetchFile tries each source in turn; it returns the one that gave a
 // verified file, or every source's failure.
-func (d *Daemon) fetchFile(ctx context.Context, author string, meta *events.FileMetadata, path string) (string, error) {
+func (d *Daemon) fetchFile(ctx context.Context, author string, meta *events.FileMetadata, path string, prior []InstalledFile) (string, error) {
 	var errs []error
-	for _, src := range d.fileSources(ctx, author, meta) {
+	srcs := d.fileSources(ctx, author, meta)
+	for _, f := range prior {
+		if f.SHA256 == meta.SHA256 && f.Path != "" {
+			srcs = append([]string{installedSource + f.Path}, srcs...)
+			break
+		}
+	}
+	for _, src := range srcs {
 		err := d.fetchOne(ctx, src, meta, path)
 		if err == nil {
 			return src, nil
@@ -153,6 +167,10 @@ func (d *Daemon) fetchFile(ctx context.Context, author string, meta *events.File
 	}
 	return "", errors.Join(errs...)
 }
+
+// installedSource prefixes the path of a file the agent already has (an
+// upgrade keeping it): copied and verified, no fetch.
+const installedSource = "installed:"
 
 // fileSources are the 1063's url, the author's Blossom servers and
 // "local" (the node's own store), each once.
@@ -208,7 +226,9 @@ func (d *Daemon) fetchOne(ctx context.Context, src string, meta *events.FileMeta
 		}
 	}()
 	max := orInt64(cfg.MaxBytes, DefaultFileBytes)
-	if src == "local" {
+	if path, ok := strings.CutPrefix(src, installedSource); ok {
+		err = copyLocal(func(string) (io.ReadCloser, error) { return os.Open(path) }, meta, max, f)
+	} else if src == "local" {
 		err = copyLocal(cfg.Local, meta, max, f)
 	} else {
 		err = blossom.Fetch(ctx, cfg.HTTP, src, meta.SHA256, meta.Size, max, f)
@@ -309,14 +329,20 @@ func (d *Daemon) undoCreate(ctx context.Context, a Agent) error {
 	return errors.Join(d.reg.remove(ctx, a.PubKey), d.keys.Delete(ctx, a.PubKey))
 }
 
-// forgetFiles removes the agent's files, skills and their manifests.
+// forgetFiles removes the agent's files, skills, MCP servers (stopped
+// first) and their manifests.
 func (d *Daemon) forgetFiles(agent string) error {
+	servers, _ := d.MCPServers(agent)
+	for _, s := range servers {
+		d.mcp.stop(mcpURI(agent, s.EventID))
+	}
 	var errs []error
-	for _, p := range []string{d.manifestPath(agent), d.skillsPath(agent)} {
+	for _, p := range []string{d.manifestPath(agent), d.skillsPath(agent), d.mcpPath(agent)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
 	skillsDir := filepath.Join(d.cfg.DataDir, "agents", agent, "skills")
-	return errors.Join(append(errs, os.RemoveAll(d.FilesDir(agent)), os.RemoveAll(skillsDir))...)
+	mcpDir := filepath.Join(d.cfg.DataDir, "agents", agent, "mcp")
+	return errors.Join(append(errs, os.RemoveAll(d.FilesDir(agent)), os.RemoveAll(skillsDir), os.RemoveAll(mcpDir))...)
 }

@@ -87,6 +87,11 @@ var errorCodes = []errorCode{
 	{ErrRevoked, "revoked", http.StatusForbidden},
 	{ErrFileUnavailable, "file_unavailable", http.StatusUnprocessableEntity},
 	{ErrUntrustedSkill, "untrusted_skill", http.StatusConflict},
+	{ErrUpgradeRaced, "upgrade_raced", http.StatusConflict},
+	{ErrMCPServerNotFound, "mcp_server_not_found", http.StatusNotFound},
+	{ErrMCPServerChanged, "mcp_server_changed", http.StatusConflict},
+	{ErrUntrustedMCPServer, "untrusted_mcp_server", http.StatusConflict},
+	{ErrMCPServerNotApproved, "mcp_server_not_approved", http.StatusForbidden},
 	{ErrClosed, "closed", http.StatusServiceUnavailable},
 	{ErrInternal, "internal", http.StatusInternalServerError},
 }

@@ -63,6 +63,9 @@ func (d *Daemon) Handler() http.Handler {
 	mux.HandleFunc("DELETE /api/agents/{agent}/caps/{cap}", d.handleRemoveCap)
 	mux.HandleFunc("POST /api/agents/{agent}/chat", d.handleChat)
 	mux.HandleFunc("POST /api/agents/{agent}/skills", d.handleInstallSkill) // skills_http.go
+	mux.HandleFunc("GET /api/agents/{agent}/mcp", d.handleMCPServers)       // mcpservers_http.go
+	mux.HandleFunc("POST /api/agents/{agent}/mcp", d.handleAddMCPServer)
+	mux.HandleFunc("POST /api/agents/{agent}/mcp/{server}/decision", d.handleDecideMCPServer)
 	return d.requireToken(mux)
 }
 

@@ -19,14 +19,17 @@ import (
 // toolset is what one agent may call in one capability (or none): the
 // tools offered after the nudges, and how to run them.
 type toolset struct {
-	d       *Daemon
-	agent   Agent
-	capID   string       // "" = the agent's own tools
-	pkg     *acp.Package // nil when capID is ""
-	caller  state.Caller // state.* calls run as this
-	offered []string     // the tool names the package (or agent) has
-	allowed []string     // offered, as the nudges leave it
-	defs    []capabilities.ToolDef
+	d     *Daemon
+	agent Agent
+	capID string       // "" = the agent's own tools
+	pkg   *acp.Package // nil when capID is ""
+	// bindings runs pkg's bindings instead of Config.Bindings (the
+	// agent's approved kind-4200 servers: mcpservers_run.go).
+	bindings BindingCaller
+	caller   state.Caller // state.* calls run as this
+	offered  []string     // the tool names the package (or agent) has
+	allowed  []string     // offered, as the nudges leave it
+	defs     []capabilities.ToolDef
 }
 
 var _ capabilities.ToolCaller = (*toolset)(nil)
@@ -70,6 +73,9 @@ func (d *Daemon) toolset(ctx context.Context, agent, capID string) (*toolset, er
 		ts := d.ownTools(a, c.eff.Tools, c.subject.Nudges)
 		ts.caller = asRequester(ctx, a, ts.caller)
 		return ts, nil
+	}
+	if slug, ok := strings.CutPrefix(capID, MCPCapPrefix); ok {
+		return d.mcpToolset(ctx, a, slug, c.subject.Nudges, c.eff.Prompt)
 	}
 	ic, err := d.installedCap(ctx, a.PubKey, capID)
 	if err != nil {
@@ -192,10 +198,14 @@ func (ts *toolset) callBinding(ctx context.Context, name string, args json.RawMe
 	if !b.Callable() {
 		return nil, capabilities.Errorf(capabilities.CodeNotFound, "tool %q: binding type %q is not one this node runs (the package was accepted, the tool is not callable)", name, b.Type)
 	}
-	if ts.d.cfg.Bindings == nil {
+	run := ts.d.cfg.Bindings
+	if ts.bindings != nil {
+		run = ts.bindings
+	}
+	if run == nil {
 		return nil, capabilities.Errorf(capabilities.CodeExecutionFailed, "this node runs no tool bindings (%s)", b.Type)
 	}
-	return ts.d.cfg.Bindings.CallBinding(ctx, ts.agent.PubKey, name, b, args)
+	return run.CallBinding(ctx, ts.agent.PubKey, name, b, args)
 }
 
 // capError codes a daemon error for a tool result.

@@ -2,6 +2,7 @@ package agentd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -26,7 +27,11 @@ type UpgradePlan struct {
 	ToolsAdded     []string          `json:"tools_added"`
 	ToolsRemoved   []string          `json:"tools_removed"`
 	ContentChanged bool              `json:"content_changed"` // the markdown content differs
-	Applied        bool              `json:"applied"`
+	// FilesAdded and FilesRemoved name the files (kind-1063 references)
+	// the new version adds and drops; applying replaces the agent's files.
+	FilesAdded   []string `json:"files_added"`
+	FilesRemoved []string `json:"files_removed"`
+	Applied      bool     `json:"applied"`
 }
 
 // PlanUpgrade shows what Upgrade would change, changing nothing. to names
@@ -45,37 +50,71 @@ func (d *Daemon) PlanUpgrade(ctx context.Context, agent, to string) (UpgradePlan
 // the latest when empty): the registry records the new version and the
 // agent publishes a new kind 0 pointing at it, so that siblings verify it
 // under the new version. Lessons of the new version apply from then on.
-// Upgrades are explicit (this call) or, per agent, automatic (AutoUpgrade).
+// When the version's files differ, they replace the agent's files
+// (upgrade_files.go): fetched and verified first, swapped whole, nothing
+// changed if one fails (ErrFileUnavailable). Upgrades are explicit (this
+// call) or, per agent, automatic (AutoUpgrade).
 func (d *Daemon) Upgrade(ctx context.Context, agent, to string) (UpgradePlan, error) {
-	if err := d.begin(); err != nil {
-		return UpgradePlan{}, err
-	}
-	defer d.mu.Unlock()
-	a, err := d.lookup(agent)
+	a, err := d.Lookup(agent)
 	if err != nil {
 		return UpgradePlan{}, err
 	}
-	return d.upgrade(ctx, a, to)
+	return d.upgrade(ctx, a, to, false)
 }
 
-// upgrade plans and applies; the caller holds d.mu.
-func (d *Daemon) upgrade(ctx context.Context, a Agent, to string) (UpgradePlan, error) {
+// ErrUpgradeRaced: the agent changed (another upgrade) while the new
+// version's files were fetched.
+var ErrUpgradeRaced = errors.New("the agent changed during the upgrade: try again")
+
+// upgrade plans, fetches the new version's files without holding d.mu
+// (fetches take time), then applies under d.mu if a still runs the
+// version planned from (and, auto, still opts in).
+func (d *Daemon) upgrade(ctx context.Context, a Agent, to string, auto bool) (UpgradePlan, error) {
 	plan, target, err := d.plan(ctx, a, to)
 	if err != nil || plan.UpToDate {
+		return plan, err
+	}
+	files, err := d.stageUpgrade(ctx, a, target, plan)
+	if err != nil {
+		return plan, err
+	}
+	if err := d.begin(); err != nil {
+		files.discard()
+		return plan, err
+	}
+	defer d.mu.Unlock()
+	cur, ok := d.reg.get(a.PubKey)
+	switch {
+	case ok && auto && !cur.AutoUpgrade:
+		files.discard()
+		return plan, nil
+	case !ok || cur.DefinitionID != a.DefinitionID:
+		files.discard()
+		return plan, fmt.Errorf("%w: %s", ErrUpgradeRaced, a.PubKey)
+	}
+	return d.apply(ctx, cur, plan, target, files)
+}
+
+// apply switches a to target and its files; the caller holds d.mu.
+func (d *Daemon) apply(ctx context.Context, a Agent, plan UpgradePlan, target *events.Definition, files upgradeFiles) (UpgradePlan, error) {
+	undo, commit, err := d.swap(a.PubKey, files)
+	if err != nil {
 		return plan, err
 	}
 	next := a.clone()
 	next.DefinitionID, next.UpgradedAt = target.ID, now()
 	if _, err := d.publishProfile(ctx, next, target); err != nil {
-		return plan, err
+		return plan, errors.Join(err, undo())
 	}
 	if err := d.reg.put(ctx, next); err != nil {
-		return plan, err
+		return plan, errors.Join(err, undo())
 	}
+	commit()
 	d.live.set(next)
 	d.changed()
 	plan.Applied = true
-	d.log.Info("agent upgraded", "agent", a.PubKey, "from", plan.From.ID, "to", plan.To.ID, "version", plan.To.Version)
+	d.log.Info("agent upgraded", "agent", a.PubKey, "from", plan.From.ID, "to", plan.To.ID, "version", plan.To.Version,
+		"files_added", len(plan.FilesAdded), "files_removed", len(plan.FilesRemoved))
 	return plan, nil
 }
 
@@ -92,7 +131,9 @@ func (d *Daemon) plan(ctx context.Context, a Agent, to string) (UpgradePlan, *ev
 	if target.Key() != a.DefinitionKey {
 		return UpgradePlan{}, nil, fmt.Errorf("%w: %s is %q, the agent runs %q", ErrOtherDefinition, target.ID, target.Key(), a.DefinitionKey)
 	}
-	return diffDefinitions(a.PubKey, cur, target), target, nil
+	plan := diffDefinitions(a.PubKey, cur, target)
+	plan.FilesAdded, plan.FilesRemoved, _ = d.fileChanges(ctx, a.PubKey, target)
+	return plan, target, nil
 }
 
 // target resolves to, or the latest version of a's definition.
@@ -172,18 +213,17 @@ func (d *Daemon) applyAutoUpgrades(ctx context.Context) {
 }
 
 func (d *Daemon) autoUpgrade(ctx context.Context, pubkey string) error {
-	if err := d.begin(); err != nil {
-		return err
+	a, err := d.Lookup(pubkey)
+	if errors.Is(err, ErrUnknownAgent) {
+		return nil // removed meanwhile
 	}
-	defer d.mu.Unlock()
-	a, ok := d.reg.get(pubkey)
-	if !ok || !a.AutoUpgrade {
-		return nil
+	if err != nil || !a.AutoUpgrade {
+		return err
 	}
 	latest, err := d.latestVersion(ctx, a.DefinitionKey)
 	if err != nil || latest == nil || latest.ID == a.DefinitionID {
 		return err
 	}
-	_, err = d.upgrade(ctx, a, latest.ID)
+	_, err = d.upgrade(ctx, a, latest.ID, true)
 	return err
 }

@@ -115,6 +115,9 @@ type consoleData struct {
 	// Agents the agents of this node they own.
 	Owner  string
 	Agents []agentd.Agent
+	// MCP are the kind-4200 servers of the agents the session manages
+	// (console_mcp.go).
+	MCP []consoleMCP
 }
 
 // mountConsole registers the owner console on mux.
@@ -145,6 +148,7 @@ func (s *Site) mountConsole(mux *http.ServeMux) {
 		_, err := s.cfg.Consent.Revoke(r.Context(), agent, strings.TrimSpace(r.FormValue("reason")))
 		return "revoked " + agent, err
 	}))
+	s.mountConsoleMCP(mux) // console_mcp.go
 }
 
 // consolePage renders /console: the sign-in form, or the owner's queue.
@@ -154,6 +158,9 @@ func (s *Site) consolePage(r *http.Request) (view, error) {
 		TokenFile: s.cfg.TokenFile, Owner: sess.owner}
 	if ok && sess.owner != "" {
 		d.Agents = s.ownedBy(sess.owner)
+	}
+	if ok {
+		d.MCP = s.mcpOf(sess, d.Agents) // console_mcp.go
 	}
 	if !ok || !d.Enabled {
 		return view{name: "console", title: "Owner console", data: d}, nil
@@ -208,6 +215,12 @@ func (s *Site) startSession(w http.ResponseWriter, r *http.Request, owner string
 // consoleAction runs one signed-in, CSRF-checked POST and goes back to
 // the console; a logout (empty notice, no error) ends the session.
 func (s *Site) consoleAction(do func(r *http.Request, sess session) (string, error)) http.Handler {
+	return s.signedInAction(true, do)
+}
+
+// signedInAction is consoleAction; needConsent: refused (404) when no
+// consent store is wired.
+func (s *Site) signedInAction(needConsent bool, do func(r *http.Request, sess session) (string, error)) http.Handler {
 	return secured(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 		id, sess, ok := s.sessions.get(r)
@@ -215,7 +228,7 @@ func (s *Site) consoleAction(do func(r *http.Request, sess session) (string, err
 			http.Error(w, "sign in to the console first (or the form was stale)", http.StatusForbidden)
 			return
 		}
-		if s.cfg.Consent == nil {
+		if needConsent && s.cfg.Consent == nil {
 			http.Error(w, "no consent store on this node", http.StatusNotFound)
 			return
 		}

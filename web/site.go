@@ -68,6 +68,9 @@ type Config struct {
 	// Installed names each local agent's owner: an owner who signs in with
 	// their Nostr key manages only those agents (nil: owners cannot sign in).
 	Installed Installed
+	// MCP lists the local agents' kind-4200 MCP servers and takes the
+	// owner's decisions on them in the console (nil: not shown).
+	MCP MCPServers
 	// TokenFile is where the operator finds Token, named in the sign-in
 	// hint ("": "<data>/agents/api.token").
 	TokenFile string

@@ -42,6 +42,10 @@ type Config struct {
 	// decorate the registry by composition: there is no wrapper around the
 	// Runner to hide a method of it. They must be quick and must not block.
 	OnCall []func(ctx context.Context, c Call, err error)
+	// Resolve, when set, is asked first for an mcp_service's endpoint
+	// (ok false: not one it knows). agentd uses it for the NIP-AD
+	// kind-4200 servers an owner approved, run under a Sandbox.
+	Resolve func(serviceURI string) (ep MCPEndpoint, ok bool)
 }
 
 // Defaults for zero Config fields.
@@ -56,6 +60,10 @@ type MCPEndpoint struct {
 	Command []string
 	Env     []string // KEY=value pairs added to the child's environment
 	URL     string
+	// Sandbox, when set, runs Command sandboxed (sandbox.go): no
+	// inherited environment but PATH and LANG, its own dir and process
+	// group, resource limits, bounded output.
+	Sandbox *Sandbox
 
 	guarded bool          // a URL from a package, not the operator: dialled through the SSRF guard
 	nostr   mcp.Transport // a ContextVM server (Config.Nostr)

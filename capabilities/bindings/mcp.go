@@ -141,6 +141,18 @@ func (r *Runner) forget(s *mcpSession) {
 	s.close()
 }
 
+// Stop ends the live session of uri, if any, and stops the process it
+// started (an approval withdrawn). The next call starts it again if the
+// endpoint still resolves.
+func (r *Runner) Stop(uri string) {
+	r.mu.Lock()
+	s := r.mcp[uri]
+	r.mu.Unlock()
+	if s != nil {
+		r.forget(s)
+	}
+}
+
 // mcpConnectTimeout bounds starting a server and the MCP handshake.
 const mcpConnectTimeout = 30 * time.Second
 
@@ -151,6 +163,11 @@ const mcpConnectTimeout = 30 * time.Second
 // http(s) URL is itself a streamable HTTP endpoint, reached through the
 // same SSRF guard as the HTTP bindings.
 func (r *Runner) endpoint(uri string) (MCPEndpoint, error) {
+	if r.cfg.Resolve != nil {
+		if ep, ok := r.cfg.Resolve(uri); ok {
+			return ep, nil
+		}
+	}
 	if ep, ok := r.cfg.MCP[uri]; ok {
 		return ep, nil
 	}
@@ -172,10 +189,19 @@ func (r *Runner) endpoint(uri string) (MCPEndpoint, error) {
 // package, not from the operator) goes through guarded, the SSRF-checked
 // client.
 func connectMCP(ctx context.Context, ep MCPEndpoint, guarded *http.Client) (*mcp.ClientSession, error) {
-	var t mcp.Transport
+	var (
+		t  mcp.Transport
+		sp *sandboxProc // a sandboxed child: its stderr explains a failed start
+	)
 	switch {
 	case ep.nostr != nil:
 		t = ep.nostr
+	case len(ep.Command) > 0 && ep.Sandbox != nil:
+		p, err := startSandbox(ep.Command, ep.Env, *ep.Sandbox)
+		if err != nil {
+			return nil, err
+		}
+		t, sp = &mcp.IOTransport{Reader: p.stdout, Writer: p}, p
 	case len(ep.Command) > 0:
 		cmd := exec.Command(ep.Command[0], ep.Command[1:]...)
 		cmd.Env = childEnv(ep.Env)
@@ -192,7 +218,12 @@ func connectMCP(ctx context.Context, ep MCPEndpoint, guarded *http.Client) (*mcp
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mcpConnectTimeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "agentnode", Version: "0.1.0"}, nil)
-	return client.Connect(ctx, t, nil)
+	sess, err := client.Connect(ctx, t, nil)
+	if err != nil && sp != nil {
+		sp.Close()
+		err = fmt.Errorf("%w (its stderr: %q)", err, clipText(sp.Stderr(), 1024))
+	}
+	return sess, err
 }
 
 // childEnv is what a stdio MCP server sees: PATH and HOME, then extra.
@@ -204,6 +235,14 @@ func childEnv(extra []string) []string {
 		}
 	}
 	return append(env, extra...)
+}
+
+// clipText is s cut to n bytes of valid UTF-8.
+func clipText(s string, n int) string {
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") + "…"
+	}
+	return s
 }
 
 // renderToolResult is structuredContent if present, else {"content": [...]};

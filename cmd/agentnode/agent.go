@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	commands["agent"] = command{"install and run agents on the node: install, list, show, upgrade, nudge, learn, remove, cap, state", group("agent", map[string]command{
+	commands["agent"] = command{"install and run agents on the node: install, list, show, upgrade, nudge, learn, remove, cap, skill, mcp, state", group("agent", map[string]command{
 		"install": {"instantiate an agent from a definition (new keypair, kind 0)", runAgentInstall},
 		"list":    {"list the agents installed on the node", runAgentList},
 		"show":    {"show an agent; --effective: its prompt, tools and lessons", runAgentShow},
@@ -27,6 +27,7 @@ func init() {
 		"learn": {"make an agent publish a lesson (kind 4129) signed with its own key", runAgentLearn},
 		"cap":   agentCapCommand,
 		"skill": agentSkillCommand, // agent_skill.go
+		"mcp":   agentMCPCommand,   // agent_mcp.go
 		"state": agentStateCommand,
 	})}
 }

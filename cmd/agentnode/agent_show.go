@@ -127,6 +127,9 @@ func (m *Main) printAgent(v agentd.AgentView) error {
 	for _, s := range v.Skills {
 		row("skill", fmt.Sprintf("%s (%s by %s, license %s, %d files, trusted %v)", s.Title, s.ID, npub(s.Author), orDash(s.License), len(s.Files), s.Trusted))
 	}
+	for _, s := range v.MCPServers {
+		row("mcp server", fmt.Sprintf("%s %s: %q by %s (trusted %v, event %s)", s.Slug, strings.ToUpper(s.State), s.Command, npub(s.Author), s.AuthorTrusted, s.EventID))
+	}
 	return t.Flush()
 }
 

@@ -79,6 +79,12 @@ func (m *Main) printPlan(p agentd.UpgradePlan) {
 	if p.ContentChanged {
 		fmt.Fprintln(m.Stdout, "content (markdown) changed")
 	}
+	if len(p.FilesAdded) > 0 {
+		fmt.Fprintf(m.Stdout, "files added: %s\n", strings.Join(p.FilesAdded, ", "))
+	}
+	if len(p.FilesRemoved) > 0 {
+		fmt.Fprintf(m.Stdout, "files removed: %s\n", strings.Join(p.FilesRemoved, ", "))
+	}
 	if p.Applied {
 		fmt.Fprintln(m.Stdout, "\nupgraded: the agent now runs the new version (its kind 0 points at it).")
 	} else {

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/events"
 )
 
@@ -29,7 +30,9 @@ const defPublishUsage = `def publish [--file def.yaml|def.json] [--title T] [--r
     [--content TEXT | --content-file F] [--attach PATH]... [--blossom URL]
     [--key NSEC] [--relay URL]... [--json]
 
-Flags given on the command line override the file's fields.`
+Flags given on the command line override the file's fields. The file's
+files: (local paths, relative to the file) are uploaded and tagged like
+--attach; --attach replaces them.`
 
 // definitionFile is the YAML/JSON form of a definition; fields are named like the flags.
 type definitionFile struct {
@@ -44,6 +47,9 @@ type definitionFile struct {
 	Image           string   `yaml:"image"`
 	Slug            string   `yaml:"slug"`
 	Content         string   `yaml:"content"`
+	// Files are local paths (relative to the file's directory) uploaded
+	// and tagged like --attach; --attach on the command line replaces them.
+	Files []string `yaml:"files"`
 }
 
 // defPublishFlags holds def publish's command line.
@@ -105,6 +111,9 @@ func (f *defPublishFlags) definition(m *Main, fs *flag.FlagSet) (*events.Definit
 		}
 	}
 	fs.Visit(func(fl *flag.Flag) { f.override(&d, fl.Name) })
+	if len(f.attach.paths) == 0 {
+		f.attach.paths = filesOf(f.file, d.Files) // def_publish_files.go
+	}
 	if f.content.set() {
 		content, err := f.content.read(m, "def publish")
 		if err != nil {
@@ -158,7 +167,7 @@ func (d definitionFile) definition() *events.Definition {
 var unknownField = regexp.MustCompile(`field (\S+) not found`)
 
 // definitionFileFields are the keys a definition file may hold.
-const definitionFileFields = "title, role, instructions, use_criteria (or use-criteria), description, tools, ver, image, slug, content"
+const definitionFileFields = "title, role, instructions, use_criteria (or use-criteria), description, tools, ver, image, slug, content, files"
 
 // typeInError is the Go type name yaml.v3 puts in its messages.
 var typeInError = regexp.MustCompile(` in type \S+`)
@@ -176,6 +185,9 @@ func readDefinitionFile(path string) (definitionFile, error) {
 	if err := dec.Decode(&d); err != nil && !errors.Is(err, io.EOF) {
 		return d, fmt.Errorf("def publish: %s: %s", path, unknownField.ReplaceAllString(typeInError.ReplaceAllString(err.Error(), ""),
 			`unknown field "$1" (known: `+definitionFileFields+`)`))
+	}
+	if len(d.Files) > agentd.DefaultMaxFiles {
+		return d, fmt.Errorf("def publish: %s: %d files; an install takes at most %d", path, len(d.Files), agentd.DefaultMaxFiles)
 	}
 	if d.UseCriteria != "" && d.UseCriteriaDash != "" && d.UseCriteria != d.UseCriteriaDash {
 		return d, fmt.Errorf("def publish: %s: use_criteria and use-criteria disagree; keep one", path)

@@ -83,6 +83,18 @@ func (a *attachFlags) server(m *Main, w *writeFlags) string {
 	return "http://" + strings.TrimRight(strings.TrimPrefix(r, "ws://"), "/")
 }
 
+// filesOf resolves a definition file's files: against its directory.
+func filesOf(defFile string, files []string) stringList {
+	var out stringList
+	for _, p := range files {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(defFile), p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 func first(xs []string) string {
 	if len(xs) == 0 {
 		return ""

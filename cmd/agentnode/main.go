@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/cmd/agentnode/internal/stopsignal"
 )
 
 func main() {
+	bindings.SandboxExecMain() // a sandboxed MCP server starts through this binary (capabilities/bindings/sandbox.go)
 	// SIGINT and SIGTERM are caught since the process started (stopsignal's
 	// init): one that came during initialisation has already ended ctx.
 	ctx, stop := stopsignal.NotifyContext(context.Background())

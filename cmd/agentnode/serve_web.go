@@ -32,6 +32,7 @@ func (c *ServeCommand) mountWeb(mux *http.ServeMux, token string, logger *slog.L
 	}
 	if c.daemon != nil {
 		cfg.Installed = c.daemon
+		cfg.MCP = c.daemon // kind-4200 servers in the console
 	}
 	site := web.New(cfg)
 	site.Mount(mux, c.relay)
