@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"sort"
@@ -43,24 +42,6 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // group dispatches `agentnode <name> <sub> ...` to one of subs.
-// groups are the subcommands of each command group, for completion.
-var groups = map[string]map[string]command{}
-
-func group(name string, subs map[string]command) func(context.Context, *Main, []string) error {
-	groups[name] = subs
-	return func(ctx context.Context, m *Main, args []string) error {
-		if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-			m.groupUsage(name, subs)
-			return errHelpShown
-		}
-		sub, ok := subs[args[0]]
-		if !ok {
-			return usagef("%s: unknown subcommand %q (run `agentnode %s help`)", name, args[0], name)
-		}
-		return sub.run(ctx, m, args[1:])
-	}
-}
-
 func (m *Main) groupUsage(name string, subs map[string]command) {
 	fmt.Fprintf(m.Stdout, "Usage: agentnode %s <subcommand> [flags]\n\nSubcommands:\n", name)
 	names := make([]string, 0, len(subs))
