@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/state"
@@ -27,20 +24,6 @@ const (
 type serveStateConfig struct {
 	LifecycleSeconds   int `json:"lifecycle_seconds"`
 	AntiEntropySeconds int `json:"anti_entropy_seconds"`
-}
-
-// parseStateSection decodes the "state" section, refusing unknown keys.
-func parseStateSection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["state"]
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.State); err != nil {
-		return fmt.Errorf(`"state": %v`, err)
-	}
-	return nil
 }
 
 // stateSeconds turns a config value into an interval: 0 is def, negative is
