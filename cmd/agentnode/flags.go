@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/agentnode/agentnode/events"
@@ -41,15 +40,10 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// group dispatches `agentnode <name> <sub> ...` to one of subs.
+// groupUsage lists the subcommands of the group name.
 func (m *Main) groupUsage(name string, subs map[string]command) {
 	fmt.Fprintf(m.Stdout, "Usage: agentnode %s <subcommand> [flags]\n\nSubcommands:\n", name)
-	names := make([]string, 0, len(subs))
-	for n := range subs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range sortedKeys(subs) {
 		fmt.Fprintf(m.Stdout, "  %-10s %s\n", n, subs[n].summary)
 	}
 	fmt.Fprintf(m.Stdout, "\nRun `agentnode %s <subcommand> -h` for its flags.\n", name)

@@ -71,8 +71,17 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "strangers", "contextvm", "directory", "relay", "http", "state", "node", "models", "router", "postgres", "web", "blossom"},
+	"":      sectionNames(),
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
+}
+
+// sectionNames are the top-level keys: "trust" and fileSections'.
+func sectionNames() []string {
+	names := []string{"trust"}
+	for _, s := range fileSections {
+		names = append(names, s.name)
+	}
+	return names
 }
 
 // readConfigFile reads --config (or AGENTNODE_CONFIG) after the flags
@@ -138,14 +147,14 @@ var fileSections = []section{
 	{name: "dm", dst: func(f *serveFile) any { return &f.DM }, check: func(f *serveFile) error { return f.DM.Check("dm") }, always: true},
 	{name: "a2a", dst: func(f *serveFile) any { return &f.A2A }, check: func(f *serveFile) error { return f.A2A.Check("a2a") }, always: true},
 	{name: "strangers", dst: func(f *serveFile) any { return &f.Strangers }, check: func(f *serveFile) error { return f.Strangers.check() }},
-	{name: "directory", dst: func(f *serveFile) any { return &f.Directory }, check: checkDirectory},
-	{name: "models", dst: func(f *serveFile) any { return &f.Routing.Models }, check: checkModels},
-	{name: "router", dst: func(f *serveFile) any { return &f.Routing.Router }, check: checkRouter},
 	{name: "contextvm", parse: parseContextVMSection},
+	{name: "directory", dst: func(f *serveFile) any { return &f.Directory }, check: checkDirectory},
 	{name: "relay", dst: func(f *serveFile) any { return &f.Relay }, check: checkRelay},
 	{name: "http", parse: parseHTTPSection},
 	{name: "state", dst: func(f *serveFile) any { return &f.State }},
 	{name: "node", dst: func(f *serveFile) any { return &f.Node }, check: func(f *serveFile) error { return f.Node.check() }, keyErr: true},
+	{name: "models", dst: func(f *serveFile) any { return &f.Routing.Models }, check: checkModels},
+	{name: "router", dst: func(f *serveFile) any { return &f.Routing.Router }, check: checkRouter},
 	{name: "postgres", dst: func(f *serveFile) any { return &f.Postgres }, check: checkPostgres, keyErr: true},
 	{name: "web", parse: parseWebSection},
 	{name: "blossom", parse: parseBlossomSection},
@@ -250,6 +259,16 @@ func checkKeys(section string, obj map[string]json.RawMessage) error {
 		where, prefix = "in "+`"`+section+`"`, section+"."
 	}
 	return fmt.Errorf("unknown key %q %s (known: %s)", prefix+unknown[0], where, strings.Join(known, ", "))
+}
+
+// conf is the --config file as read, or an empty one before it is (or in
+// a test that builds a ServeCommand without ParseFlags): the sections'
+// zero values are their defaults.
+func (c *ServeCommand) conf() *serveFile {
+	if c.file == nil {
+		return &serveFile{}
+	}
+	return c.file
 }
 
 // trustConfig is the lesson trust policy the daemon runs: the --config

@@ -58,10 +58,7 @@ func (n *serveNode) check() error {
 
 // nodeConfig is the "node" section in force (zero without --config).
 func (c *ServeCommand) nodeConfig() serveNode {
-	if c.file == nil {
-		return serveNode{}
-	}
-	return c.file.Node
+	return c.conf().Node
 }
 
 // operator is the NIP-11 operator information of the "node" section.

@@ -60,10 +60,10 @@ func checkAdvertiseURL(raw string) error {
 // postgresURL is the database the relay runs on: --postgres (or
 // AGENTNODE_POSTGRES), else the file's; "" is the embedded LMDB store.
 func (c *ServeCommand) postgresURL() string {
-	if c.Config.Postgres != "" || c.file == nil {
+	if c.Config.Postgres != "" {
 		return c.Config.Postgres
 	}
-	return c.file.Postgres.URL
+	return c.conf().Postgres.URL
 }
 
 // checkPostgresFlag refuses a --postgres value that is not a PostgreSQL

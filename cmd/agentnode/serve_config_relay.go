@@ -66,10 +66,10 @@ type serveRelay struct {
 // addressedKinds is the relay's AddressedKinds: nil (the default) unless
 // the "relay" section names them.
 func (c *ServeCommand) addressedKinds() []int {
-	if c.file == nil || c.file.Relay.AddressedKinds == nil {
-		return nil
+	if k := c.conf().Relay.AddressedKinds; k != nil {
+		return append([]int{}, *k...)
 	}
-	return append([]int{}, *c.file.Relay.AddressedKinds...)
+	return nil
 }
 
 // checkRelay refuses negative sizes (the fields tagged min:"0"), bad

@@ -88,10 +88,7 @@ func checkBindings(f *serveFile) error {
 // llm.ErrNoModel when neither names a model: the node then runs without
 // one and only chat says so.
 func (c *ServeCommand) modelConfig() (llm.Config, error) {
-	var file serveModel
-	if c.file != nil {
-		file = c.file.Model
-	}
+	file := c.conf().Model
 	getenv := func(k string) string {
 		if v := c.m.Getenv(k); v != "" {
 			return v
@@ -118,10 +115,7 @@ func (c *ServeCommand) modelConfig() (llm.Config, error) {
 // bindingsConfig is the tool bindings' configuration (without A2A, which
 // serve sets once the relays are known).
 func (c *ServeCommand) bindingsConfig() bindings.Config {
-	var b serveBindings
-	if c.file != nil {
-		b = c.file.Bindings
-	}
+	b := c.conf().Bindings
 	cfg := bindings.Config{AllowPrivate: b.AllowPrivate, AllowHosts: b.AllowHosts, MCP: map[string]bindings.MCPEndpoint{}}
 	for uri, end := range b.MCP {
 		cfg.MCP[strings.TrimSpace(uri)] = bindings.MCPEndpoint{Command: end.Command, Env: end.Env, URL: end.URL}
@@ -131,21 +125,13 @@ func (c *ServeCommand) bindingsConfig() bindings.Config {
 
 // dmAllowed reports whether from may talk to agent over DMs.
 func (c *ServeCommand) dmAllowed(ctx context.Context, agent, from string) bool {
-	var d serveSenders
-	if c.file != nil {
-		d = c.file.DM
-	}
-	return d.Admits(c.agentOwner(agent), from, nil)
+	return c.conf().DM.Admits(c.agentOwner(agent), from, nil)
 }
 
 // a2aAllowed reports whether the agent from may run agent's capability
 // tools over kind 25910 (its owner's other agents may).
 func (c *ServeCommand) a2aAllowed(ctx context.Context, agent, from string) bool {
-	var d serveSenders
-	if c.file != nil {
-		d = c.file.A2A
-	}
-	return d.Admits(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
+	return c.conf().A2A.Admits(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
 }
 
 // siblingOwner asks, when called, for the owner the agent from's verified

@@ -40,10 +40,7 @@ func stateSeconds(v int, def time.Duration) time.Duration {
 
 // stateConfig is the "state" section, or its zero value without a file.
 func (c *ServeCommand) stateConfig() serveStateConfig {
-	if c.file == nil {
-		return serveStateConfig{}
-	}
-	return c.file.State
+	return c.conf().State
 }
 
 // antiEntropyInterval is the replicators' AntiEntropyInterval.
