@@ -18,8 +18,8 @@ build:
 	@test -x bin/agentnode || echo "building bin/agentnode: the first build compiles LMDB, libsecp256k1 and SQLite with cgo and takes a few minutes; later builds take seconds"
 	$(GO) build $(GOFLAGS_) -ldflags '$(LDFLAGS)' -o bin/agentnode ./cmd/agentnode
 
-## test: everything — installs the interop npm packages, chromium and postgresql, vets, lints (staticcheck, deadcode), runs every Go test (incl. the nostr-tools and browser suites)
-test: interop-deps chromium postgres vet lint test-go
+## test: everything — installs the interop npm packages, chromium and postgresql, vets, runs every Go test (incl. the nostr-tools and browser suites), then lints (staticcheck, deadcode)
+test: interop-deps chromium postgres vet test-go lint
 
 interop-deps:
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
