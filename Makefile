@@ -7,7 +7,7 @@ GOFLAGS_  := -tags $(GOTAGS)
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.Version=$(VERSION)
 
-.PHONY: run build test test-go interop-deps chromium postgres fuzz bench vet
+.PHONY: run build test test-go interop-deps chromium postgres fuzz bench vet lint staticcheck deadcode
 
 ## run: build and start the node with embedded defaults (ws://127.0.0.1:7447, ./agentnode-data)
 run: build
@@ -18,8 +18,8 @@ build:
 	@test -x bin/agentnode || echo "building bin/agentnode: the first build compiles LMDB, libsecp256k1 and SQLite with cgo and takes a few minutes; later builds take seconds"
 	$(GO) build $(GOFLAGS_) -ldflags '$(LDFLAGS)' -o bin/agentnode ./cmd/agentnode
 
-## test: everything — installs the interop npm packages, chromium and postgresql, vets, runs every Go test (incl. the nostr-tools and browser suites)
-test: interop-deps chromium postgres vet test-go
+## test: everything — installs the interop npm packages, chromium and postgresql, vets, runs every Go test (incl. the nostr-tools and browser suites), then lints (staticcheck, deadcode)
+test: interop-deps chromium postgres vet test-go lint
 
 interop-deps:
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
@@ -40,6 +40,22 @@ postgres:
 
 vet:
 	$(GO) vet $(GOFLAGS_) ./...
+
+## lint: staticcheck and deadcode at pinned versions. `go run pkg@version` fetches each
+## tool with its own released go.mod through the Go module proxy (checked against
+## sum.golang.org) and builds it once into the build cache; nothing to install.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE    := golang.org/x/tools/cmd/deadcode@v0.52.0
+lint: staticcheck deadcode
+
+staticcheck:
+	$(GO) run $(STATICCHECK) $(GOFLAGS_) ./...
+
+## deadcode: no function the binary cannot reach (a test-only one belongs in a _test.go file)
+deadcode:
+	@out=$$($(GO) run $(DEADCODE) $(GOFLAGS_) ./cmd/agentnode) || exit 1; \
+	if [ -n "$$out" ]; then echo "$$out"; \
+		echo "deadcode: the binary cannot reach these: delete them, or move a test-only one into a _test.go file"; exit 1; fi
 
 test-go:
 	$(GO) test $(GOFLAGS_) -count=1 -timeout 15m ./...

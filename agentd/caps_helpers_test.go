@@ -68,7 +68,7 @@ func notePackage(t testing.TB, version, fetchURL string, extra ...string) []byte
 // sign signs a package file with sk.
 func sign(t testing.TB, raw []byte, sk string) []byte {
 	t.Helper()
-	out, err := acp.Sign(raw, sk)
+	out, err := acp.SignAs(raw, sk, acp.SigFormNostr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -226,23 +226,3 @@ func (d *Daemon) capsChanged(ctx context.Context, agent string) {
 	}
 	r.SetInstalled(routes)
 }
-
-// ModelFromEnv is the chat model the environment configures
-// (llm.ConfigFromEnv: AGENTNODE_LLM_BASE_URL, AGENTNODE_LLM_MODEL,
-// AGENTNODE_LLM_API_KEY), for Config.Model: nil and no error when no model
-// is configured (the node runs without one), an error for a bad
-// configuration.
-func ModelFromEnv(getenv func(string) string) (ChatModel, error) {
-	cfg, err := llm.ConfigFromEnv(getenv)
-	if errors.Is(err, llm.ErrNoModel) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	c, err := llm.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}

@@ -228,20 +228,6 @@ func TestDaemon_Chat_ModelFails(t *testing.T) {
 	}
 }
 
-func TestModelFromEnv(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if m, err := agentd.ModelFromEnv(env(nil)); m != nil || err != nil {
-		t.Fatalf("no model configured: %v, %v (want nil, nil)", m, err)
-	}
-	m, err := agentd.ModelFromEnv(env(map[string]string{llm.EnvModel: "llama3.1", llm.EnvBaseURL: "http://127.0.0.1:11434/v1"}))
-	if err != nil || m == nil {
-		t.Fatalf("configured model: %v, %v", m, err)
-	}
-	if _, err := agentd.ModelFromEnv(env(map[string]string{llm.EnvModel: "x", llm.EnvBaseURL: "ftp://nowhere"})); err == nil {
-		t.Fatal("a bad base URL was accepted")
-	}
-}
-
 func TestDaemon_Chat_Concurrent(t *testing.T) {
 	srv := llmtest.NewServer(t).Always(answer("ok"))
 	cn := openCapsNode(t, agentd.Config{Model: model(t, srv)})

@@ -3,12 +3,12 @@ package agentd
 import (
 	"context"
 	"fmt"
-	"sync"
 )
 
-// Records is where installed agents are recorded: agents.json in the data
-// directory (FileRecords, the embedded default) or a database that several
-// instances share (agentd/agentpg.Agents, `serve --postgres`).
+// Records is where installed agents are recorded when several instances
+// share a database (agentd/agentpg.Agents, `serve --postgres`); without
+// one (Config.Records nil) the Daemon keeps agents.json in the data
+// directory itself.
 // Implementations are safe for concurrent use; a Get or Remove of an
 // unknown pubkey wraps ErrUnknownAgent; List is in install order (the
 // order of first Put).
@@ -18,62 +18,6 @@ type Records interface {
 	// Put adds a, or replaces the agent with a's pubkey keeping its place.
 	Put(ctx context.Context, a Agent) error
 	Remove(ctx context.Context, pubkey string) error
-}
-
-// FileRecords is Records on agents.json: the registry the Daemon keeps,
-// behind a lock.
-type FileRecords struct {
-	mu  sync.Mutex
-	reg *registry
-}
-
-var _ Records = (*FileRecords)(nil)
-
-// OpenFileRecords reads path (a missing file is no agents).
-func OpenFileRecords(path string) (*FileRecords, error) {
-	reg, err := loadRegistry(path)
-	if err != nil {
-		return nil, err
-	}
-	return &FileRecords{reg: reg}, nil
-}
-
-// List returns every agent, in install order.
-func (f *FileRecords) List(context.Context) ([]Agent, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.reg.list(), nil
-}
-
-// Get returns the agent with pubkey.
-func (f *FileRecords) Get(_ context.Context, pubkey string) (Agent, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	a, ok := f.reg.get(pubkey)
-	if !ok {
-		return Agent{}, fmt.Errorf("%w: %s", ErrUnknownAgent, pubkey)
-	}
-	return a, nil
-}
-
-// Put adds or replaces a and saves the file.
-func (f *FileRecords) Put(ctx context.Context, a Agent) error {
-	if err := CheckAgent(a); err != nil {
-		return err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.reg.put(ctx, a)
-}
-
-// Remove drops the agent with pubkey and saves the file.
-func (f *FileRecords) Remove(ctx context.Context, pubkey string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.reg.index(pubkey) < 0 {
-		return fmt.Errorf("%w: %s", ErrUnknownAgent, pubkey)
-	}
-	return f.reg.remove(ctx, pubkey)
 }
 
 // CheckAgent refuses a record that could not have been written by the

@@ -243,7 +243,7 @@ func readOK(ws *wsConn) error {
 		if err != nil {
 			return err
 		}
-		if ok, isOK := nostr.ParseMessage(string(msg)).(*nostr.OKEnvelope); isOK {
+		if ok, isOK := parseMessage(msg).(*nostr.OKEnvelope); isOK {
 			if !ok.OK {
 				return fmt.Errorf("event refused: %s", ok.Reason)
 			}

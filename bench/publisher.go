@@ -115,7 +115,7 @@ func (p *publisher) read() {
 		if !bytes.HasPrefix(msg, []byte(`["OK",`)) {
 			continue
 		}
-		if ok, isOK := nostr.ParseMessage(string(msg)).(*nostr.OKEnvelope); isOK && p.answer(ok) {
+		if ok, isOK := parseMessage(msg).(*nostr.OKEnvelope); isOK && p.answer(ok) {
 			answered++
 			<-p.slots
 		}

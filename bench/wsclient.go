@@ -117,11 +117,23 @@ func (w *wsConn) close() error {
 func eventIDs(frames [][]byte) ([]string, error) {
 	ids := make([]string, 0, len(frames))
 	for _, f := range frames {
-		env, ok := nostr.ParseMessage(string(f)).(*nostr.EventEnvelope)
+		env, ok := parseMessage(f).(*nostr.EventEnvelope)
 		if !ok {
 			return ids, fmt.Errorf("bad EVENT frame: %.80s", f)
 		}
 		ids = append(ids, env.Event.ID)
 	}
 	return ids, nil
+}
+
+// parser reads relay frames (go-nostr's, stateless).
+var parser = nostr.NewMessageParser()
+
+// parseMessage is frame's envelope, nil when it does not parse.
+func parseMessage(frame []byte) nostr.Envelope {
+	env, err := parser.ParseMessage(string(frame))
+	if err != nil {
+		return nil
+	}
+	return env
 }

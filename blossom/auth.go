@@ -63,14 +63,14 @@ func checkAuth(evt *nostr.Event, verb, host string, now time.Time) error {
 	if evt.CreatedAt.Time().After(now.Add(maxSkew)) {
 		return fmt.Errorf("%w: created_at is in the future", ErrAuth)
 	}
-	exp := evt.Tags.GetFirst([]string{"expiration", ""})
+	exp := evt.Tags.Find("expiration")
 	if exp == nil {
 		return fmt.Errorf("%w: missing \"expiration\" tag", ErrAuth)
 	}
-	if at, err := strconv.ParseInt((*exp)[1], 10, 64); err != nil || time.Unix(at, 0).Before(now) {
+	if at, err := strconv.ParseInt(exp[1], 10, 64); err != nil || time.Unix(at, 0).Before(now) {
 		return fmt.Errorf("%w: expired", ErrAuth)
 	}
-	if evt.Tags.GetFirst([]string{"t", verb}) == nil {
+	if evt.Tags.FindWithValue("t", verb) == nil {
 		return fmt.Errorf("%w: want a [\"t\", %q] tag", ErrAuth, verb)
 	}
 	return checkServer(evt, host)

@@ -24,14 +24,6 @@ type ToolCaller interface {
 	CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
 }
 
-// ToolCallerFunc adapts a function to ToolCaller.
-type ToolCallerFunc func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
-
-// CallTool calls f.
-func (f ToolCallerFunc) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-	return f(ctx, name, args)
-}
-
 // CAP error codes (CAP profile 0.1.0, "Errors").
 const (
 	CodeNotFound         = "NOT_FOUND"

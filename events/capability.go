@@ -68,11 +68,6 @@ type Capability struct {
 // D returns the event's "d" value, name@version.
 func (c *Capability) D() string { return c.Name + "@" + c.Version }
 
-// CapabilityAddress is the NIP-01 address of a package: 30199:<pubkey>:<name>@<version>.
-func CapabilityAddress(pubkey, name, version string) string {
-	return "30199:" + pubkey + ":" + name + "@" + version
-}
-
 // ContentSHA256 returns the lower-case hex sha256 of content.
 func ContentSHA256(content string) string {
 	sum := sha256.Sum256([]byte(content))

@@ -127,9 +127,6 @@ func TestCapability_TemplateRoundTrip(t *testing.T) {
 		got.SHA256 != events.ContentSHA256(c.Content) || got.PubKey != evt.PubKey || got.Content != c.Content {
 		t.Errorf("got %+v", got)
 	}
-	if a := events.CapabilityAddress(evt.PubKey, "note", "1.0.0"); a != "30199:"+evt.PubKey+":note@1.0.0" {
-		t.Errorf("address %s", a)
-	}
 }
 
 func TestIsSemVer(t *testing.T) {

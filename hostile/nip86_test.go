@@ -13,7 +13,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip86"
 
-	"github.com/agentnode/agentnode/internal/nip98"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
@@ -25,7 +24,7 @@ func manageCall(t *testing.T, n *node, sk, method string, params ...any) (int, n
 	auth := ""
 	if sk != "" {
 		var err error
-		if auth, err = nip98.Header(sk, "http://"+n.addr+"/", "POST", body); err != nil {
+		if auth, err = testkit.NIP98Header(sk, "http://"+n.addr+"/", "POST", body); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,11 +111,11 @@ func TestNIP86_Strangers(t *testing.T) {
 		}
 	}
 	body := []byte(`{"method":"banpubkey","params":["` + stranger.PK + `"]}`)
-	other, _ := nip98.Header(op.SK, "http://"+n.addr+"/", "POST", []byte(`{"method":"supportedmethods","params":[]}`))
+	other, _ := testkit.NIP98Header(op.SK, "http://"+n.addr+"/", "POST", []byte(`{"method":"supportedmethods","params":[]}`))
 	if status, resp := postManage(t, n, other, body); status != http.StatusUnauthorized || !strings.Contains(resp.Error, "payload") {
 		t.Errorf("another body's auth: %d %q, want 401 naming the payload", status, resp.Error)
 	}
-	auth, _ := nip98.Header(op.SK, "http://"+n.addr+"/", "POST", body)
+	auth, _ := testkit.NIP98Header(op.SK, "http://"+n.addr+"/", "POST", body)
 	if status, _ := postManage(t, n, auth, body); status != http.StatusOK {
 		t.Fatalf("the operator's call: %d", status)
 	}

@@ -101,7 +101,7 @@ func (pn *privacyNode) notePackage(t *testing.T, sk string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := acp.Sign([]byte(strings.ReplaceAll(string(b), "{{FETCH_URL}}", "http://example.org/fetch")), sk)
+	raw, err := acp.SignAs([]byte(strings.ReplaceAll(string(b), "{{FETCH_URL}}", "http://example.org/fetch")), sk, acp.SigFormNostr)
 	if err != nil {
 		t.Fatal(err)
 	}

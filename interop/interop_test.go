@@ -100,8 +100,9 @@ func startServer(t *testing.T, bin string) *server {
 	return startServerWith(t, bin, t.TempDir(), nil)
 }
 
-// startServerWith is startServer on data directory data, with env added to
-// the environment of the process.
+// startServerWith starts `agentnode serve` on a free port with data
+// directory data and env added to the process's environment, and returns
+// once it answers HTTP. Cleanup kills it if the test ends without stop.
 func startServerWith(t *testing.T, bin, data string, env []string) *server {
 	t.Helper()
 	s := &server{addr: freeAddr(t), logs: &lineLogger{t: t, prefix: "agentnode serve: "}, exited: make(chan struct{})}

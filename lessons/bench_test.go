@@ -157,8 +157,7 @@ func applied(eff lessons.Effective) int {
 	return n
 }
 
-// benchRelay loads w into a relay and times Gather, a Composer cache hit,
-// and a Composer recomposition after a new lesson arrives.
+// benchRelay loads w into a relay and times Gather.
 func benchRelay(b *testing.B, w *benchWorld) {
 	s := newScene(b)
 	ctx := context.Background()
@@ -174,28 +173,6 @@ func benchRelay(b *testing.B, w *benchWorld) {
 		var ts timings
 		for b.Loop() {
 			ts.time(func() { mustGather(b, s, w.sub) })
-		}
-		ts.report(b)
-	})
-	c := lessons.NewComposer(s.r, w.policy)
-	b.Run("relay/composer-unchanged", func(b *testing.B) {
-		mustEffective(b, c, w.sub)
-		var ts timings
-		for b.Loop() {
-			ts.time(func() { mustEffective(b, c, w.sub) })
-		}
-		ts.report(b)
-	})
-	b.Run("relay/composer-after-new-lesson", func(b *testing.B) {
-		var ts timings
-		for b.Loop() {
-			b.StopTimer()
-			l := w.add(b, w.agent, (&events.Lesson{DefinitionID: w.sub.Definition.ID, Title: "new", Content: fmt.Sprint(w.clock)}).Template())
-			if err := s.r.Publish(ctx, l); err != nil {
-				b.Fatal(err)
-			}
-			b.StartTimer()
-			ts.time(func() { mustEffective(b, c, w.sub) })
 		}
 		ts.report(b)
 	})
@@ -221,12 +198,4 @@ func mustGather(b *testing.B, s *scene, sub lessons.Subject) *lessons.Evidence {
 		b.Fatal(err)
 	}
 	return ev
-}
-
-func mustEffective(b *testing.B, c *lessons.Composer, sub lessons.Subject) lessons.Effective {
-	eff, err := c.Effective(context.Background(), sub)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return eff
 }

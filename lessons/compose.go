@@ -7,7 +7,7 @@ import (
 // Effective is an agent's effective behaviour: the system prompt, the tool
 // set, and every lesson seen for its definition with the verdict on it.
 // `agentnode agent show --effective --json` prints it as is. Callers must
-// not modify an Effective they did not build (a Composer shares it).
+// not modify an Effective they did not build.
 type Effective struct {
 	Prompt  string       `json:"prompt"`
 	Tools   []string     `json:"tools"`

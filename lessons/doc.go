@@ -11,21 +11,15 @@
 // kind 5 by the author retracts. Lessons enter the prompt as quoted,
 // attributed data, never as instructions.
 //
-// The package does no I/O of its own: Gather reads through a Querier (the
+// The package does no I/O of its own: GatherLimited reads through a Querier (the
 // embedded relay satisfies it), Evaluate and Compose are pure.
 //
 //	p, err := lessons.NewPolicy(lessons.Config{Allowlist: []string{"npub1..."}, FollowHop: true})
 //	if err != nil { ... }
 //	s := lessons.Subject{Agent: agentPK, Owner: ownerPK, Definition: def, Nudges: nudges}
 //
-//	ev, err := lessons.Gather(ctx, store, s)      // lessons, comments, deletions, profiles, claims, follows
+//	ev, err := lessons.GatherLimited(ctx, store, s, lessons.DefaultLimits) // lessons, comments, deletions, profiles, claims, follows
 //	eff := lessons.Compose(def, nudges, p.Evaluate(s, ev))
 //	fmt.Println(eff.Prompt, eff.Tools)
 //	for _, l := range eff.Lessons { fmt.Println(l.ID, l.Applied, l.Rule, l.Reason) }
-//
-// A Composer does the same and skips Evaluate and Compose while the inputs
-// (Key) are unchanged:
-//
-//	c := lessons.NewComposer(store, p)
-//	eff, err := c.Effective(ctx, s)
 package lessons

@@ -63,11 +63,6 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Gather reads the evidence for s from q with DefaultLimits.
-func Gather(ctx context.Context, q Querier, s Subject) (*Evidence, error) {
-	return GatherLimited(ctx, q, s, DefaultLimits)
-}
-
 // GatherLimited reads, in batched and bounded queries: the lessons of the
 // definition, the comments on them, deletions of either, the kind 0 of
 // every author, the kind 14199 of the owners those profiles name, and the

@@ -2,8 +2,6 @@ package lessons_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -21,9 +19,6 @@ var (
 	_ lessons.Querier = (*relay.Relay)(nil)
 	_ lessons.Querier = (*nostr.Relay)(nil)
 )
-
-// quiet drops the relay's logs.
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // key is a keypair.
 type key = testkit.Key

@@ -27,11 +27,8 @@ const (
 // ruleOrder is the order in which rules are tried.
 var ruleOrder = []Rule{RuleSelf, RuleOwner, RuleDefinitionAuthor, RuleSibling, RuleAllowlist, RuleFollows}
 
-// defaultRules are on in DefaultPolicy; follows is off.
+// defaultRules are on in a policy of a zero Config; follows is off.
 var defaultRules = []Rule{RuleSelf, RuleOwner, RuleDefinitionAuthor, RuleSibling, RuleAllowlist}
-
-// Rules returns every rule name, in the order they are tried.
-func Rules() []Rule { return slices.Clone(ruleOrder) }
 
 // Config is the trust policy as a caller reads it from a config file or
 // flags; this package reads no files. Keys (see docs/TRUST.md):
@@ -52,13 +49,6 @@ type Config struct {
 type Policy struct {
 	on    map[Rule]bool
 	allow map[string]bool // 64-hex pubkeys
-}
-
-// DefaultPolicy enables self, owner, definition-author, sibling and
-// allowlist (with an empty allowlist); follows is off.
-func DefaultPolicy() *Policy {
-	p, _ := NewPolicy(Config{})
-	return p
 }
 
 // NewPolicy builds a policy from cfg on top of the defaults. Unknown rule

@@ -195,7 +195,7 @@ func readOKs(conn *websocket.Conn, acked *ackSet, slots chan struct{}) {
 		if err != nil {
 			return
 		}
-		if ok, isOK := nostr.ParseMessage(string(msg)).(*nostr.OKEnvelope); isOK {
+		if ok, isOK := parseFrame(msg).(*nostr.OKEnvelope); isOK {
 			if ok.OK {
 				acked.add(ok.EventID)
 			}

@@ -23,15 +23,6 @@ import (
 // errRecord is a raw record that is not the layout's (truncated).
 var errRecord = errors.New("relay: malformed stored record")
 
-// decodeJSON appends raw's event as JSON to arena and returns the grown
-// arena, the event and its JSON (a capped slice of the arena).
-func decodeJSON(arena, raw []byte) (grown []byte, evt *nostr.Event, body []byte, err error) {
-	var rd recordDecoder
-	rd.d.buf = arena
-	evt, body, err = rd.decode(raw)
-	return rd.d.buf, evt, body, err
-}
-
 // recordDecoder decodes the records of one query: their JSON goes into
 // arena chunks, their events, tag lists and tag items into slabs, so that
 // a query allocates a few blocks rather than a few objects per event.

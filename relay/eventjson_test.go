@@ -62,3 +62,12 @@ func tagsEqual(a, b nostr.Tags) bool {
 	}
 	return true
 }
+
+// decodeJSON appends raw's event as JSON to arena and returns the grown
+// arena, the event and its JSON (a capped slice of the arena).
+func decodeJSON(arena, raw []byte) (grown []byte, evt *nostr.Event, body []byte, err error) {
+	var rd recordDecoder
+	rd.d.buf = arena
+	evt, body, err = rd.decode(raw)
+	return rd.d.buf, evt, body, err
+}

@@ -125,7 +125,7 @@ func readRaw(t *testing.T, conn *websocket.Conn) nostr.Envelope {
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	env := nostr.ParseMessage(string(msg))
+	env := parseFrame(msg)
 	if env == nil {
 		t.Fatalf("unparsable message %s", msg)
 	}
@@ -237,4 +237,13 @@ func TestIngester_BatchesGrowWithTheQueue(t *testing.T) {
 	if !slices.Equal(sizes, []int{1, 99}) {
 		t.Fatalf("batch sizes %v, want [1 99]", sizes)
 	}
+}
+
+// parseFrame is a relay frame's envelope, nil when it does not parse.
+func parseFrame(frame []byte) nostr.Envelope {
+	env, err := nostr.NewMessageParser().ParseMessage(string(frame))
+	if err != nil {
+		return nil
+	}
+	return env
 }

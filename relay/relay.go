@@ -126,8 +126,8 @@ func (r *Relay) wire() {
 		policies.RejectLessonOfNonDefinition(r),
 		// Deleted events (khatru's own check is defect 4) are refused by the
 		// writer, inside the write transaction (lmdbw deletedBy), so that a
-		// deletion committed in the same batch counts too; the rule is
-		// policies.RejectDeleted's.
+		// deletion committed in the same batch counts too (NIP-09: a kind 5
+		// naming the id, or the address at or after its created_at).
 		policies.GuardCapabilities(r),
 	)...)
 	rl.RejectFilter = append(rl.RejectFilter, rule.RequireAuth())

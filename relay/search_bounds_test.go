@@ -43,7 +43,7 @@ func TestRelay_SearchHonoursTimeBounds(t *testing.T) {
 			}
 			var want []string
 			for _, evt := range all {
-				if strings.Contains(evt.Tags.GetFirst([]string{"description"}).Value(), word) && f.Matches(evt) {
+				if desc := evt.Tags.Find("description"); desc != nil && strings.Contains(desc[1], word) && f.Matches(evt) {
 					want = append(want, evt.ID)
 				}
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/internal/jsonapi"
 )
 
-// Client talks to Handler on a running node (the CLI's `agentnode consent`).
+// Client talks to OwnerHandler on a running node (the CLI's `agentnode consent`).
 type Client struct {
 	BaseURL string       // e.g. http://127.0.0.1:7447
 	Token   string       // the node's API token

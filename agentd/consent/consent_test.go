@@ -121,7 +121,7 @@ func TestConsent_Revoke(t *testing.T) {
 func TestHandler_Client(t *testing.T) {
 	ctx := context.Background()
 	c := open(t, filepath.Join(t.TempDir(), "consent.db"), consent.Policy{})
-	srv := httptest.NewServer(consent.Handler(c, "s3cret", nil))
+	srv := httptest.NewServer(consent.OwnerHandler(c, "s3cret", nil, nil))
 	defer srv.Close()
 	cl := &consent.Client{BaseURL: srv.URL, Token: "s3cret"}
 	a, b := agent(), agent()

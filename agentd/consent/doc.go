@@ -6,7 +6,7 @@
 //
 // The JSON-RPC layer (agentd/agentrpc) asks Check before a privileged
 // operation; the owner answers from the CLI (`agentnode consent list |
-// approve | deny | revoke | unrevoke`) through Handler, mounted on the
+// approve | deny | revoke | unrevoke`) through OwnerHandler, mounted on the
 // node's HTTP API behind its token. Other transports (DMs, chat) ask
 // Revoked(agent) before answering.
 //

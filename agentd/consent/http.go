@@ -12,29 +12,7 @@ import (
 	"github.com/agentnode/agentnode/internal/httplimit"
 )
 
-// Handler is the owner's HTTP API over c, JSON in and out. Every request
-// needs "Authorization: Bearer <token>" (the node's API token): pending
-// approvals describe private operations. Mount it for "/api/consent" and
-// "/api/consent/".
-//
-//	GET    /api/consent[?status=pending]        {"policy", "approvals": [Approval], "revoked": [Revocation]}
-//	POST   /api/consent/approvals/{id}/approve  Approval
-//	POST   /api/consent/approvals/{id}/deny     {"reason"} -> Approval
-//	POST   /api/consent/revoked                 {"agent", "reason"} -> Revocation
-//	DELETE /api/consent/revoked/{agent}         {"agent", "revoked": was it}
-//
-// Errors are {"error": message, "code": code}; codes: unauthorized,
-// forbidden (an owner's request about another's agent, OwnerHandler),
-// bad_request, too_large (413), not_found, decided, internal.
-func Handler(c *Consent, token string, log *slog.Logger) http.Handler {
-	if log == nil {
-		log = slog.Default()
-	}
-	h := &handler{c: c, log: log}
-	return requireToken(token, h.routes())
-}
-
-// routes is the API's mux, behind Handler's or OwnerHandler's check.
+// routes is the API's mux, behind OwnerHandler's check.
 func (h *handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/consent", h.list)
@@ -217,7 +195,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 	})
 }
 
-// APIError is an error answered by Handler.
+// APIError is an error answered by OwnerHandler.
 type APIError struct {
 	Status  int    `json:"-"`
 	Code    string `json:"code"`

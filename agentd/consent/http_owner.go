@@ -10,11 +10,27 @@ import (
 	"github.com/agentnode/agentnode/internal/nip98"
 )
 
-// OwnerHandler is Handler that also answers agents' owners. Besides the
-// node's API token (the operator: every agent), it takes a NIP-98
+// OwnerHandler is the owner's HTTP API over c, JSON in and out. Every
+// request needs "Authorization: Bearer <token>" (the node's API token) or
+// an agent owner's NIP-98 (below): pending approvals describe private
+// operations. Mount it for "/api/consent" and
+// "/api/consent/".
+//
+//	GET    /api/consent[?status=pending]        {"policy", "approvals": [Approval], "revoked": [Revocation]}
+//	POST   /api/consent/approvals/{id}/approve  Approval
+//	POST   /api/consent/approvals/{id}/deny     {"reason"} -> Approval
+//	POST   /api/consent/revoked                 {"agent", "reason"} -> Revocation
+//	DELETE /api/consent/revoked/{agent}         {"agent", "revoked": was it}
+//
+// Errors are {"error": message, "code": code}; codes: unauthorized,
+// forbidden (an owner's request about another's agent),
+// bad_request, too_large (413), not_found, decided, internal.
+//
+// Besides the node's API token (the operator: every agent), it takes a NIP-98
 // "Authorization: Nostr <base64 event>" signed by a key that owns agents
-// on this node — owned returns the hex keys of the agents owner owns (nil
-// or empty: none, and the request is refused 403). Such an owner sees
+// on this node (owned nil: the token only) — owned returns the hex keys
+// of the agents owner owns (nil or empty: none, and the request is refused
+// 403). Such an owner sees
 // only their agents' approvals and revocations, and approves, denies,
 // revokes and unrevokes only those (403 "forbidden" otherwise). Each
 // request needs its own NIP-98 event (60 s, used once: nip98.Guard).

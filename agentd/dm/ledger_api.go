@@ -33,9 +33,3 @@ type Ledger interface {
 }
 
 var _ Ledger = (*ledger)(nil)
-
-// OpenFileLedger opens the JSON-file ledger at path ("" memory only) that
-// Run uses when Config.Ledger is nil; exported for conformance tests.
-func OpenFileLedger(path string, window time.Duration) (Ledger, error) {
-	return openLedger(path, window)
-}

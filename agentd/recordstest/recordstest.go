@@ -1,9 +1,9 @@
 // Package recordstest is the conformance suite of agentd.Records: every
-// backend (agents.json, agentd/agentpg) runs it from its own tests.
+// backend (agentd/agentpg; agents.json in agentd's own tests) runs it.
 //
 //	recordstest.Run(t, func(t *testing.T) recordstest.Open {
-//		path := filepath.Join(t.TempDir(), "agents.json")
-//		return func() agentd.Records { r, _ := agentd.OpenFileRecords(path); return r }
+//		url := pgtest.URL(t)
+//		return func() agentd.Records { return openDB(t, url).Agents() }
 //	})
 package recordstest
 

@@ -97,6 +97,9 @@ func TestContainer_Log(t *testing.T) {
 	rt, c := containersRuntime(t)
 	must[*state.Document](t)(rt.Create(ctx, c, eventsURI, []byte(`{"id":"l","kind":"audit","entries":[{"e":1}]}`)))
 	d := must[*state.Document](t)(rt.Update(ctx, c, eventsURI, "l", []byte(`{"$push":{"entries":{"$each":[{"e":2},{"e":3}]}}}`)))
+	if got := js(object(t, d)["entries"]); got != `[{"e":1},{"e":2},{"e":3}]` {
+		t.Fatalf("entries after $push %s", got)
+	}
 	d = must[*state.Document](t)(rt.Update(ctx, c, eventsURI, "l", []byte(`[{"op":"add","path":"/entries/-","value":{"e":4}}]`)))
 	if got := js(object(t, d)["entries"]); got != `[{"e":1},{"e":2},{"e":3},{"e":4}]` {
 		t.Fatalf("entries %s", got)

@@ -19,7 +19,7 @@ func BenchmarkParse(b *testing.B) {
 func BenchmarkSign(b *testing.B) {
 	raw := note(b)
 	for b.Loop() {
-		if _, err := acp.Sign(raw, skAlice); err != nil {
+		if _, err := acp.SignAs(raw, skAlice, acp.SigFormNostr); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -13,7 +13,7 @@
 //
 // # Use
 //
-//	signed, err := acp.Sign(raw, secretKeyHex)   // or nsec
+//	signed, err := acp.SignAs(raw, secretKeyHex, acp.SigFormNostr) // or an nsec
 //	pubkey, err := acp.Verify(signed)              // acp.ErrUnsigned, acp.ErrBadSignature
 //	p, err := acp.Parse(signed, acp.Options{CheckSchema: xasmCheck})
 //	var perr *acp.ParseError

@@ -44,7 +44,7 @@ func FuzzVerify(f *testing.F) {
 		if err == nil && len(pk) != 64 {
 			t.Fatalf("verified with pubkey %q", pk)
 		}
-		signed, err := acp.Sign(raw, skBob)
+		signed, err := acp.SignAs(raw, skBob, acp.SigFormNostr)
 		if err != nil {
 			return
 		}

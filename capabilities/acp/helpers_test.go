@@ -47,7 +47,7 @@ func mustParse(t testing.TB, raw []byte) *acp.Package {
 
 func mustSign(t testing.TB, raw []byte, sk string) []byte {
 	t.Helper()
-	out, err := acp.Sign(raw, sk)
+	out, err := acp.SignAs(raw, sk, acp.SigFormNostr)
 	if err != nil {
 		t.Fatalf("Sign: %v", err)
 	}

@@ -34,9 +34,6 @@ var crdtNames = []string{
 	"mv_register", "or_map", "rga_list", "rga_text",
 }
 
-// CRDTNames returns the x-crdt names Parse accepts, sorted.
-func CRDTNames() []string { return append([]string(nil), crdtNames...) }
-
 var (
 	toolNameRE  = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 	scopeRE     = regexp.MustCompile(`^sc:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

@@ -59,15 +59,6 @@ func VerifySigner(raw []byte) (signer Signer, err error) {
 	return Signer{Form: SigFormNostr, KeyType: KeySecp256k1, PubKey: sig.PubKey, DID: secpDID(sig.PubKey)}, nil
 }
 
-// Digest returns sha256 of the blanked file: what the signature signs.
-func Digest(raw []byte, sig string) ([32]byte, bool) {
-	b, ok := blank(raw, sig)
-	if !ok {
-		return [32]byte{}, false
-	}
-	return sha256.Sum256(b), true
-}
-
 // blank removes the first occurrence of sig from raw.
 func blank(raw []byte, sig string) ([]byte, bool) {
 	i := bytes.Index(raw, []byte(sig))
@@ -150,12 +141,6 @@ func checkSchnorr(pubkeyHex, sigHex string, msg []byte) bool {
 	}
 	h := sha256.Sum256(msg)
 	return sig.Verify(h[:], pk)
-}
-
-// Sign writes metadata.signature in agentnode's form {pubkey, sig}: it is
-// SignAs(raw, secretKey, SigFormNostr).
-func Sign(raw []byte, secretKey string) ([]byte, error) {
-	return SignAs(raw, secretKey, SigFormNostr)
 }
 
 // SignAs writes metadata.signature in the form asked for (SigFormats) and

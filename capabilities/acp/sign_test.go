@@ -96,7 +96,7 @@ func TestSign_Refusals(t *testing.T) {
 		{"not YAML", "metadata: [\n", skAlice, "not YAML"},
 	}
 	for _, tt := range tests {
-		if _, err := acp.Sign([]byte(tt.raw), tt.sk); err == nil || !strings.Contains(err.Error(), tt.msg) {
+		if _, err := acp.SignAs([]byte(tt.raw), tt.sk, acp.SigFormNostr); err == nil || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%s: Sign = %v, want ...%s...", tt.name, err, tt.msg)
 		}
 	}
@@ -182,7 +182,7 @@ func TestSign_RefusesToChangeTheValue(t *testing.T) {
 	raw := replace(t, weather(t), "    require: [] # This capability might not use state.* tools directly\n",
 		"    require: []\n  description: |+\n    kept\n\n")
 	raw = replace(t, raw, `  description: "Provides weather forecasts and can message contacts."`+"\n", "")
-	if _, err := acp.Sign(raw, skAlice); err == nil || !strings.Contains(err.Error(), "would change the package") {
+	if _, err := acp.SignAs(raw, skAlice, acp.SigFormNostr); err == nil || !strings.Contains(err.Error(), "would change the package") {
 		t.Errorf("Sign = %v", err)
 	}
 }

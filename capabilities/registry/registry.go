@@ -43,12 +43,6 @@ func WithSeenLog(l *SeenLog) Option {
 	return func(r *Registry) { r.seen = l }
 }
 
-// WithParser sets how events become packages (default acp.FromEvent with
-// zero Options).
-func WithParser(p ParseFunc) Option {
-	return func(r *Registry) { r.parse = p }
-}
-
 // WithLogger sets where refused events are logged (default slog.Default()).
 func WithLogger(l *slog.Logger) Option {
 	return func(r *Registry) { r.log = l }
@@ -59,7 +53,6 @@ func WithLogger(l *slog.Logger) Option {
 // Index. It is safe for concurrent use.
 type Registry struct {
 	src       Source
-	parse     ParseFunc
 	preferred []string
 	seen      *SeenLog
 	log       *slog.Logger
@@ -75,7 +68,7 @@ type Registry struct {
 
 // New returns a registry over src. It starts nothing and reads nothing.
 func New(src Source, opts ...Option) *Registry {
-	r := &Registry{src: src, parse: fromEvent, log: slog.Default(), idx: newIndex(), seen: memorySeen()}
+	r := &Registry{src: src, log: slog.Default(), idx: newIndex(), seen: memorySeen()}
 	for _, o := range opts {
 		o(r)
 	}
@@ -188,7 +181,7 @@ func (r *Registry) withPackage(e *Entry) (*Entry, error) {
 		e.Package = p.(*acp.Package)
 		return e, nil
 	}
-	p, err := r.parse(e.Event)
+	p, err := fromEvent(e.Event)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s by %s: %w", ErrInvalid, e.URI, e.Author, err)
 	}

@@ -304,7 +304,7 @@ func TestRegistry_Resolve_invalidPackage(t *testing.T) {
 	alice, _ := registrytest.Key(t)
 	raw := string(registrytest.Spec{Name: "broken", Version: "1.0.0"}.YAML())
 	raw = strings.Replace(raw, `require: ["state.create"]`, `require: []`, 1)
-	signed, err := acp.Sign([]byte(raw), alice)
+	signed, err := acp.SignAs([]byte(raw), alice, acp.SigFormNostr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,15 +8,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// WithRelaySearch makes Search rank with the source's NIP-50 search
-// (the relay's bluge index over events.CapabilitySearchText) instead of
-// the in-memory word index. The in-memory index still maps hits to the
-// latest version per (author, name) and applies the filters. A source
-// without NIP-50 finds nothing this way. docs/REGISTRY.md compares the two.
-func WithRelaySearch() Option {
-	return func(r *Registry) { r.relaySearch = true }
-}
-
 // relayWindow is how many NIP-50 hits are read per wanted result: hits on
 // older versions and filtered-out packages are dropped after the query.
 const relayWindow = 4

@@ -21,8 +21,8 @@
 //
 // A use:
 //
-//	r := router.New([]router.Route{{ID: "did:nuwa:cap:note@1.0.0", Name: "note",
-//		Triggers: []acp.Trigger{{Type: "keyword", Value: "note"}}}})
+//	r := router.NewWith([]router.Route{{ID: "did:nuwa:cap:note@1.0.0", Name: "note",
+//		Triggers: []acp.Trigger{{Type: "keyword", Value: "note"}}}}, router.Options{})
 //	d := r.Route(convID, "add a note: buy milk")
 //	if d.Reply != "" { return d.Reply } // a command answered without a model
 //	// run the model with d.Capability's prompt (or the agent's own) on d.Message

@@ -109,5 +109,3 @@ func (l *lru) remove(e *list.Element) {
 	delete(l.byID, e.Value.(*convStack).conv)
 	l.order.Remove(e)
 }
-
-func (l *lru) len() int { return l.order.Len() }

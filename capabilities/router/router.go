@@ -82,12 +82,9 @@ type Router struct {
 	vectors   map[string][]float64 // embedding trigger text -> its vector
 }
 
-// New returns a router over installed, in install order: that order
+// NewWith returns a router over installed, in install order: that order
 // breaks ties between triggers. Triggers that cannot match (a regex that
 // does not compile, an unknown type) are dropped; BadTriggers lists them.
-func New(installed []Route) *Router { return NewWith(installed, Options{}) }
-
-// NewWith is New with options.
 func NewWith(installed []Route, opts Options) *Router {
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout

@@ -73,7 +73,7 @@ func installServedAgent(t *testing.T, n *servedNode, title string) a2aNode {
 func (n a2aNode) installSigned(t *testing.T, raw []byte) agentd.CapChange {
 	t.Helper()
 	sk := testkit.NewKey(t).SK
-	signedRaw, err := acp.Sign(raw, sk)
+	signedRaw, err := acp.SignAs(raw, sk, acp.SigFormNostr)
 	if err != nil {
 		t.Fatal(err)
 	}

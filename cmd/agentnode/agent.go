@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,25 +11,6 @@ import (
 
 	"github.com/agentnode/agentnode/agentd"
 )
-
-func init() {
-	commands["agent"] = command{"install and run agents on the node: install, list, show, upgrade, nudge, learn, remove, cap, skill, mcp, state", group("agent", map[string]command{
-		"install": {"instantiate an agent from a definition (new keypair, kind 0)", runAgentInstall},
-		"list":    {"list the agents installed on the node", runAgentList},
-		"show":    {"show an agent; --effective: its prompt, tools and lessons", runAgentShow},
-		"remove":  {"uninstall an agent (its key is deleted)", runAgentRemove},
-		"upgrade": {"show what changes to the latest definition version; --yes applies it", runAgentUpgrade},
-		"nudge": {"attach or detach nudges", group("agent nudge", map[string]command{
-			"add":    {"attach a nudge (kind 4201) to an agent", func(ctx context.Context, m *Main, args []string) error { return runAgentNudge(ctx, m, "add", args) }},
-			"remove": {"detach a nudge from an agent", func(ctx context.Context, m *Main, args []string) error { return runAgentNudge(ctx, m, "remove", args) }},
-		})},
-		"learn": {"make an agent publish a lesson (kind 4129) signed with its own key", runAgentLearn},
-		"cap":   agentCapCommand,
-		"skill": agentSkillCommand, // agent_skill.go
-		"mcp":   agentMCPCommand,   // agent_mcp.go
-		"state": agentStateCommand,
-	})}
-}
 
 // DefaultNode is the HTTP address of the local node's agent API.
 const DefaultNode = "http://" + DefaultListen

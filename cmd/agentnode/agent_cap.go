@@ -9,14 +9,6 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 )
 
-// agentCapCommand is `agentnode agent cap ...` (registered in agent.go).
-var agentCapCommand = command{"install, upgrade, remove and list an agent's capability packages", group("agent cap", map[string]command{
-	"install": {"install a capability package on an agent (from the relay, or a signed local file)", runAgentCapInstall},
-	"upgrade": {"move an installed capability to another version (default: the latest)", runAgentCapUpgrade},
-	"remove":  {"uninstall a capability from an agent (its state stays)", runAgentCapRemove},
-	"list":    {"list the capabilities installed on an agent", runAgentCapList},
-})}
-
 const agentCapInstallUsage = `agent cap install <agent> <cap | ./file.acp.yaml> [--author NPUB] [--node URL] [--data DIR] [--json]
 
 <cap> is did:nuwa:cap:<name>[@<semver>], <name>[@<semver>] or a kind-30199

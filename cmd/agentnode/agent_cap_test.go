@@ -84,7 +84,7 @@ func notePackageFile(t *testing.T, dir, version, sk string, extra ...string) str
 	}
 	raw := []byte(s)
 	if sk != "" {
-		if raw, err = acp.Sign(raw, sk); err != nil {
+		if raw, err = acp.SignAs(raw, sk, acp.SigFormNostr); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,15 +10,6 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 )
 
-// agentMCPCommand is `agent mcp`: NIP-AD MCP servers (kind 4200) on an
-// agent, which run only on the owner's approval.
-var agentMCPCommand = command{"NIP-AD MCP servers (kind 4200) on an agent: add (pending), list, approve or deny; approved ones run sandboxed", group("agent mcp", map[string]command{
-	"add":     {"record a kind-4200 server on an agent, pending the owner's approval (nothing runs)", runAgentMCPAdd},
-	"list":    {"list an agent's MCP servers: the exact command, env names, author, trust and state", runAgentMCPList},
-	"approve": {"approve a pending server (--event ID as shown; an untrusted author's needs --accept-untrusted)", func(ctx context.Context, m *Main, args []string) error { return runAgentMCPDecide(ctx, m, true, args) }},
-	"deny":    {"deny a server (--event ID as shown): it never runs, and stops if it ran", func(ctx context.Context, m *Main, args []string) error { return runAgentMCPDecide(ctx, m, false, args) }},
-})}
-
 const agentMCPUsage = `agent mcp add <agent> <server nevent|note|hex> [--node URL] [--data DIR] [--json]
 agent mcp list <agent> [--json]
 agent mcp approve <agent> <server> --event ID [--accept-untrusted] [--json]
@@ -143,4 +134,14 @@ func untrustedFlag(s agentd.MCPServer) string {
 		return ""
 	}
 	return " --accept-untrusted"
+}
+
+// runAgentMCPApprove is `agent mcp approve`.
+func runAgentMCPApprove(ctx context.Context, m *Main, args []string) error {
+	return runAgentMCPDecide(ctx, m, true, args)
+}
+
+// runAgentMCPDeny is `agent mcp deny`.
+func runAgentMCPDeny(ctx context.Context, m *Main, args []string) error {
+	return runAgentMCPDecide(ctx, m, false, args)
 }

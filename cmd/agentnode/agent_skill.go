@@ -7,11 +7,6 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 )
 
-// agentSkillCommand is `agent skill`: NIP-AD skills (kind 4202) on an agent.
-var agentSkillCommand = command{"NIP-AD skills (kind 4202) on an agent: its instructions join the prompt, its files the agent's home", group("agent skill", map[string]command{
-	"add": {"install a skill on an agent (an untrusted author's needs --accept)", runAgentSkillAdd},
-})}
-
 const agentSkillAddUsage = `agent skill add <agent> <skill nevent|note|hex> [--accept] [--node URL] [--data DIR] [--json]
 
 The skill (kind 4202) must be on the node's relay. Its files (kind-1063

@@ -8,14 +8,6 @@ import (
 	"github.com/agentnode/agentnode/agentd/state"
 )
 
-// agentStateCommand is `agentnode agent state open|close` (registered in
-// agent.go): the owner's decision on what of an agent's state anyone else
-// reaches (docs/ASM.md §6).
-var agentStateCommand = command{"open or close a schema of an agent's state to others (strangers, DM correspondents, other agents)", group("agent state", map[string]command{
-	"open":  {"let others read the agent's documents of a schema, or write documents of their own in it", func(ctx context.Context, m *Main, args []string) error { return runAgentState(ctx, m, true, args) }},
-	"close": {"take back what agent state open gave", func(ctx context.Context, m *Main, args []string) error { return runAgentState(ctx, m, false, args) }},
-})}
-
 const agentStateUsage = `agent state open|close <agent> <schema-uri> read|write [--node URL] [--data DIR] [--json]
 
 By default an agent's state is reached by the agent itself and its owner

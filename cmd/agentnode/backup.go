@@ -9,12 +9,6 @@ import (
 	"github.com/agentnode/agentnode/relay"
 )
 
-func init() {
-	commands["backup"] = command{"write a consistent copy of the data directory (works while serve runs)", runBackup}
-	commands["restore"] = command{"restore a backup into a new data directory", runRestore}
-	commands["compact"] = command{"rewrite the event store without its free pages (serve stopped)", runCompact}
-}
-
 const (
 	backupUsage  = "backup <dir> [--data DIR]"
 	restoreUsage = "restore <backup dir> --data DIR"

@@ -13,10 +13,6 @@ import (
 	"github.com/agentnode/agentnode/bench"
 )
 
-func init() {
-	commands["bench"] = command{"measure the relay against plain khatru+lmdb (bench ingest|query|fanout|hostile|relay)", runBench}
-}
-
 // benchUsage is the bench command's synopsis.
 const benchUsage = `bench ingest [--events N] [--conns N] [--window N] [--dir D] [--seed N] [--json] [TARGETS]
        bench query  [--stored N] [--queries N] [--dir D] [--query-dir D] [--seed N] [--json] [TARGETS]

@@ -12,18 +12,6 @@ import (
 	"github.com/agentnode/agentnode/capabilities/acp"
 )
 
-// capCommands are the subcommands of `agentnode cap`. It is a package-level
-// map so that other files can add subcommands in their init.
-var capCommands = map[string]command{
-	"sign":    {"sign an .acp.yaml capability package (writes metadata.signature)", runCapSign},
-	"verify":  {"check an .acp.yaml package: valid and signed (exit 0 only then)", runCapVerify},
-	"publish": {"publish a signed .acp.yaml package as a kind-30199 event", runCapPublish},
-}
-
-func init() {
-	commands["cap"] = command{"ACP capability packages: sign, verify, publish (kind 30199), search, show", group("cap", capCommands)}
-}
-
 // readPackage reads and parses an .acp.yaml file ("-" is stdin). A package
 // that breaks rules is an error listing every problem, one per line. The
 // schema's x-asm annotations are checked as `agent cap install` checks them

@@ -44,10 +44,6 @@ type capSearchFlags struct {
 	json       bool
 }
 
-func init() {
-	capCommands["search"] = command{"search published capability packages (name, description, triggers, tools)", runCapSearch}
-}
-
 const capSearchUsage = "cap search <query> [--author NPUB] [--tool NAME] [--permission P] [--limit N] [--relay URL]... [--json]"
 
 // runCapSearch: cap search (see capSearchUsage). Ranked full-text search

@@ -17,10 +17,6 @@ type capShowView struct {
 	Content   string `json:"content"` // the .acp.yaml file, byte for byte
 }
 
-func init() {
-	capCommands["show"] = command{"show one published package: cap URI (latest or @version), name, or naddr", runCapShow}
-}
-
 const capShowUsage = "cap show <cap-uri|name[@version]|naddr> [--author NPUB] [--relay URL]... [--json]"
 
 // runCapShow: cap show (see capShowUsage). Resolves one package version:

@@ -14,10 +14,6 @@ import (
 	"github.com/agentnode/agentnode/capabilities/llm"
 )
 
-func init() {
-	commands["chat"] = command{"talk to an agent on the node (needs a model configured on the node)", runChat}
-}
-
 // DefaultChatTimeout bounds one chat message: a model may call tools for a
 // while before it answers.
 const DefaultChatTimeout = 5 * time.Minute

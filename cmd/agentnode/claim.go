@@ -10,13 +10,6 @@ import (
 	"github.com/agentnode/agentnode/events"
 )
 
-func init() {
-	commands["claim"] = command{"add or remove agents in an owner's claims (kind 14199)", group("claim", map[string]command{
-		"add":    {"claim agents as the owner's", func(ctx context.Context, m *Main, args []string) error { return runClaim(ctx, m, "add", args) }},
-		"remove": {"stop claiming agents", func(ctx context.Context, m *Main, args []string) error { return runClaim(ctx, m, "remove", args) }},
-	})}
-}
-
 const claimUsage = `claim %s <agent npub|hex>... [--owner-key NSEC | --bunker bunker://...] [--relay URL]... [--json]
 
 The owner's latest claims (kind 14199) are fetched from every relay and

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 )
 
@@ -49,15 +48,6 @@ func NewMain() *Main {
 	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 }
 
-// command is one subcommand: its one-line summary and its entry point.
-type command struct {
-	summary string
-	run     func(ctx context.Context, m *Main, args []string) error
-}
-
-// commands is filled by each subcommand's file in its init.
-var commands = map[string]command{}
-
 // Run dispatches args[0] to its subcommand.
 func (m *Main) Run(ctx context.Context, args []string) error {
 	if len(args) > 1 && args[0] == "help" { // help <command> [<sub>]: that command's usage
@@ -71,22 +61,35 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stdout, "agentnode", Version)
 		return nil
 	}
-	cmd, ok := commands[args[0]]
+	cmd, ok := commandTable()[args[0]]
 	if !ok {
 		return usagef("unknown command %q (run `agentnode help`)", args[0])
 	}
-	return cmd.run(ctx, m, args[1:])
+	return m.dispatch(ctx, args[0], cmd, args[1:])
+}
+
+// dispatch runs cmd (path is its command line, "agent cap"): a group
+// passes args on to the subcommand args[0] names, or prints its usage.
+func (m *Main) dispatch(ctx context.Context, path string, cmd command, args []string) error {
+	if cmd.subs == nil {
+		return cmd.run(ctx, m, args)
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		m.groupUsage(path, cmd.subs)
+		return errHelpShown
+	}
+	sub, ok := cmd.subs[args[0]]
+	if !ok {
+		return usagef("%s: unknown subcommand %q (run `agentnode %s help`)", path, args[0], path)
+	}
+	return m.dispatch(ctx, path+" "+args[0], sub, args[1:])
 }
 
 func (m *Main) usage() {
 	fmt.Fprintf(m.Stdout, "agentnode %s: a node of the Nostr agent network\n\nUsage: agentnode <command> [flags]\n\nCommands:\n", Version)
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fmt.Fprintf(m.Stdout, "  %-10s %s\n", name, commands[name].summary)
+	table := commandTable()
+	for _, name := range sortedKeys(table) {
+		fmt.Fprintf(m.Stdout, "  %-10s %s\n", name, table[name].summary)
 	}
 	fmt.Fprintf(m.Stdout, "  %-10s %s\n", "version", "print the version (also --version)")
 	fmt.Fprintln(m.Stdout, "\nRun `agentnode help <command>` (or `agentnode <command> -h`) for a command's flags.")

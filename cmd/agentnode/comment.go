@@ -10,10 +10,6 @@ import (
 	"github.com/agentnode/agentnode/events"
 )
 
-func init() {
-	commands["comment"] = command{"comment on a lesson, or reply to a comment (NIP-22, kind 1111)", runComment}
-}
-
 const commentUsage = `comment <lesson ref> (--content TEXT | --content-file F) [--reply-to <comment ref>]
     [--key NSEC] [--relay URL]... [--json]
 

@@ -8,10 +8,6 @@ import (
 	"text/template"
 )
 
-func init() {
-	commands["completion"] = command{"print a shell completion script (bash, zsh or fish): commands, subcommands and flags", runCompletion}
-}
-
 const completionUsage = `completion bash|zsh|fish
 
 Prints a completion script for the subcommands and each one's flags.
@@ -115,9 +111,11 @@ func runCompletion(ctx context.Context, m *Main, args []string) error {
 
 // completionTable reads the command table and every command's flags.
 func completionTable(ctx context.Context) completionWords {
-	w := completionWords{Commands: strings.Join(sortedKeys(commands, "help", "version"), " ")}
-	for _, name := range sortedKeys(groups) {
-		w.Groups = append(w.Groups, groupWords{name, strings.Join(sortedKeys(groups[name], "help"), " "),
+	table := commandTable()
+	all := groups(table)
+	w := completionWords{Commands: strings.Join(sortedKeys(table, "help", "version"), " ")}
+	for _, name := range sortedKeys(all) {
+		w.Groups = append(w.Groups, groupWords{name, strings.Join(sortedKeys(all[name], "help"), " "),
 			len(strings.Fields(name)), fishSeen(name)})
 	}
 	w.Groups = append(w.Groups, groupWords{"bench", strings.Join(sortedKeys(benchRunners), " "), 1, fishSeen("bench")})

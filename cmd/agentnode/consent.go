@@ -13,16 +13,6 @@ import (
 	"github.com/agentnode/agentnode/agentd/consent"
 )
 
-func init() {
-	commands["consent"] = command{"the owner's consent: list, approve or deny privileged operations; revoke or unrevoke agents", group("consent", map[string]command{
-		"list":     {"list the approvals (pending first with --status pending) and the revoked agents", runConsentList},
-		"approve":  {"approve a pending operation by its approval id", runConsentApprove},
-		"deny":     {"deny a pending operation by its approval id (--reason)", runConsentDeny},
-		"revoke":   {"revoke an agent: from now on it answers nothing (--reason)", runConsentRevoke},
-		"unrevoke": {"lift an agent's revocation", runConsentUnrevoke},
-	})}
-}
-
 // consentClient returns a client of the node's consent API; every call
 // carries the API token.
 func (m *Main) consentClient(cmd string, f *agentFlags) (*consent.Client, error) {

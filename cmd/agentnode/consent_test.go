@@ -33,7 +33,7 @@ func consentNode(t *testing.T) (*consent.Consent, map[string]string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	srv := httptest.NewServer(consent.Handler(c, token, nil))
+	srv := httptest.NewServer(consent.OwnerHandler(c, token, nil, nil))
 	t.Cleanup(srv.Close)
 	return c, map[string]string{"AGENTNODE_NODE": srv.URL, "AGENTNODE_DATA": data}
 }

@@ -16,15 +16,6 @@ import (
 	"github.com/agentnode/agentnode/events"
 )
 
-func init() {
-	commands["def"] = command{"publish, list and show agent definitions (kind 4199)", group("def", map[string]command{
-		"publish": {"publish an agent definition from flags or a YAML/JSON file", runDefPublish},
-		"list":    {"list agent definitions (latest version of each by default)", runDefList},
-		"show":    {"show one agent definition and how many lessons reference it", runDefShow},
-		"fetch":   {"copy a definition from other relays (--from) to this node's relay, signature intact", runDefFetch},
-	})}
-}
-
 const defPublishUsage = `def publish [--file def.yaml|def.json] [--title T] [--role R] [--instructions I]
     [--use-criteria U] [--description D] [--tool NAME]... [--ver V] [--image URL] [--slug S]
     [--content TEXT | --content-file F] [--attach PATH]... [--blossom URL]

@@ -16,10 +16,6 @@ import (
 	"github.com/agentnode/agentnode/relay"
 )
 
-func init() {
-	commands["export"] = command{"write stored events as JSONL, one event a line (strfry-compatible)", runExport}
-}
-
 const exportUsage = "export [--data DIR | --postgres URL | --url WS_URL] [--filter JSON] [--since T] [--until T] [--kinds K,K] [--out FILE]"
 
 // exportFlags are export's source and filter.

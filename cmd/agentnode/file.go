@@ -18,15 +18,6 @@ import (
 	"github.com/agentnode/agentnode/events"
 )
 
-func init() {
-	commands["file"] = command{"put, get, list and remove blobs on a Blossom server (the node's by default)", group("file", map[string]command{
-		"put": {"upload files (signs a kind-24242 authorization with --key)", runFilePut},
-		"get": {"download a blob by its sha256, verifying it", runFileGet},
-		"ls":  {"list the blobs a pubkey uploaded (default: --key's)", runFileLs},
-		"rm":  {"delete your blob by its sha256", runFileRm},
-	})}
-}
-
 // maxGetBytes bounds `file get` (a blob larger than any node's default).
 const maxGetBytes = 1 << 30
 

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/agentnode/agentnode/events"
@@ -42,33 +40,10 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// group dispatches `agentnode <name> <sub> ...` to one of subs.
-// groups are the subcommands of each command group, for completion.
-var groups = map[string]map[string]command{}
-
-func group(name string, subs map[string]command) func(context.Context, *Main, []string) error {
-	groups[name] = subs
-	return func(ctx context.Context, m *Main, args []string) error {
-		if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-			m.groupUsage(name, subs)
-			return errHelpShown
-		}
-		sub, ok := subs[args[0]]
-		if !ok {
-			return usagef("%s: unknown subcommand %q (run `agentnode %s help`)", name, args[0], name)
-		}
-		return sub.run(ctx, m, args[1:])
-	}
-}
-
+// groupUsage lists the subcommands of the group name.
 func (m *Main) groupUsage(name string, subs map[string]command) {
 	fmt.Fprintf(m.Stdout, "Usage: agentnode %s <subcommand> [flags]\n\nSubcommands:\n", name)
-	names := make([]string, 0, len(subs))
-	for n := range subs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range sortedKeys(subs) {
 		fmt.Fprintf(m.Stdout, "  %-10s %s\n", n, subs[n].summary)
 	}
 	fmt.Fprintf(m.Stdout, "\nRun `agentnode %s <subcommand> -h` for its flags.\n", name)

@@ -38,12 +38,14 @@ func allCommandFlags(ctx context.Context) []commandFlags {
 // commandPaths lists every runnable command line: each command, and each
 // group's subcommands (groups nest: "agent cap install").
 func commandPaths() []string {
+	table := commandTable()
+	all := groups(table)
 	var out []string
 	var walk func(prefix string, names []string)
 	walk = func(prefix string, names []string) {
 		for _, name := range names {
 			path := strings.TrimSpace(prefix + " " + name)
-			if subs, ok := groups[path]; ok {
+			if subs, ok := all[path]; ok {
 				walk(path, sortedKeys(subs))
 				continue
 			}
@@ -54,6 +56,6 @@ func commandPaths() []string {
 			out = append(out, path)
 		}
 	}
-	walk("", sortedKeys(commands))
+	walk("", sortedKeys(table))
 	return out
 }

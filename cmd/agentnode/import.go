@@ -13,10 +13,6 @@ import (
 	"github.com/agentnode/agentnode/relay"
 )
 
-func init() {
-	commands["import"] = command{"store JSONL events through the relay's own checks, reporting each refusal", runImport}
-}
-
 const importUsage = "import [FILE | -] [--data DIR | --postgres URL | --url WS_URL] [--config FILE] [--parallel N]"
 
 // importFlags are import's input and target.

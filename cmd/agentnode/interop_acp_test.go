@@ -134,7 +134,7 @@ func corpusPackage(t *testing.T, c acpCase) string {
 	case "bare-ed25519":
 		raw = signBare(t, raw)
 	case "nostr-unchecked": // a package cap sign would refuse to sign
-		if raw, err = acp.Sign(raw, sk); err != nil {
+		if raw, err = acp.SignAs(raw, sk, acp.SigFormNostr); err != nil {
 			t.Fatal(err)
 		}
 	}

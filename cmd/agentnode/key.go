@@ -11,12 +11,6 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
-func init() {
-	commands["key"] = command{"generate keypairs", group("key", map[string]command{
-		"generate": {"print a new keypair (nothing is stored unless --out)", runKeyGenerate},
-	})}
-}
-
 // keypair is a generated key in every encoding people paste.
 type keypair struct {
 	SecretKey string `json:"secret_key,omitempty"` // hex

@@ -8,13 +8,6 @@ import (
 	"github.com/agentnode/agentnode/events"
 )
 
-func init() {
-	commands["lesson"] = command{"publish and list lessons (kind 4129)", group("lesson", map[string]command{
-		"publish": {"publish a lesson learned, signed by the agent's key", runLessonPublish},
-		"list":    {"list lessons, e.g. those of one definition", runLessonList},
-	})}
-}
-
 const lessonPublishUsage = `lesson publish --definition REF --title T [--category C] [--topic T]...
     (--content TEXT | --content-file F) [--key NSEC] [--relay URL]... [--json]
 

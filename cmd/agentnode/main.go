@@ -15,8 +15,8 @@ import (
 
 func main() {
 	bindings.SandboxExecMain() // a sandboxed MCP server starts through this binary (capabilities/bindings/sandbox.go)
-	// SIGINT and SIGTERM are caught since the process started (stopsignal's
-	// init): one that came during initialisation has already ended ctx.
+	// SIGINT and SIGTERM end ctx from here on (before, during package
+	// initialisation, they have their default effect).
 	ctx, stop := stopsignal.NotifyContext(context.Background())
 	m := NewMain()
 	err := m.Run(ctx, os.Args[1:])

@@ -6,12 +6,6 @@ import (
 	"github.com/agentnode/agentnode/events"
 )
 
-func init() {
-	commands["nudge"] = command{"publish nudges (kind 4201)", group("nudge", map[string]command{
-		"publish": {"publish a nudge: a behavioural modifier and tool-set changes", runNudgePublish},
-	})}
-}
-
 const nudgePublishUsage = `nudge publish [--title T] [--only-tool NAME]... [--allow-tool NAME]... [--deny-tool NAME]...
     [--content TEXT | --content-file F] [--key NSEC] [--relay URL]... [--json]
 

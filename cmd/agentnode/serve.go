@@ -23,10 +23,6 @@ import (
 	"github.com/agentnode/agentnode/relay"
 )
 
-func init() {
-	commands["serve"] = command{"run the node: the embedded relay and the agent daemon", runServe}
-}
-
 // Defaults of a zero-configuration node.
 const (
 	DefaultListen  = "127.0.0.1:7447"

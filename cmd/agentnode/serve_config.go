@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -70,8 +71,17 @@ type serveFile struct {
 
 // serveFileKeys are the keys a --config file may hold, per section.
 var serveFileKeys = map[string][]string{
-	"":      {"trust", "model", "bindings", "consent", "dm", "a2a", "strangers", "contextvm", "directory", "relay", "http", "state", "node", "models", "router", "postgres", "web", "blossom"},
+	"":      sectionNames(),
 	"trust": {"enable", "disable", "allowlist", "follow_hop"},
+}
+
+// sectionNames are the top-level keys: "trust" and fileSections'.
+func sectionNames() []string {
+	names := []string{"trust"}
+	for _, s := range fileSections {
+		names = append(names, s.name)
+	}
+	return names
 }
 
 // readConfigFile reads --config (or AGENTNODE_CONFIG) after the flags
@@ -95,8 +105,8 @@ func (c *ServeCommand) readConfigFile(fs *flag.FlagSet) error {
 	return nil
 }
 
-// parseServeFile decodes b into f, refusing unknown keys by name and
-// checking the trust section on its own.
+// parseServeFile decodes b into f, refusing unknown keys by name, section
+// by section in fileSections' order, then the trust section.
 func parseServeFile(b []byte, f *serveFile) error {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
@@ -105,33 +115,76 @@ func parseServeFile(b []byte, f *serveFile) error {
 	if err := checkKeys("", top); err != nil {
 		return err
 	}
-	if err := parseRuntimeSections(top, f); err != nil {
-		return err
+	for _, sec := range fileSections {
+		if err := sec.read(top, f); err != nil {
+			return err
+		}
 	}
-	if err := parseContextVMSection(top, f); err != nil {
-		return err
+	return parseTrustSection(top, f)
+}
+
+// section is one section of the --config file: where it decodes to
+// (strictly: an unknown key is an error naming the section) and what is
+// checked after.
+type section struct {
+	name   string
+	dst    func(f *serveFile) any
+	check  func(f *serveFile) error // nil: decoding is the check
+	always bool                     // check also when the section is absent (it sets defaults)
+	keyErr bool                     // an unknown field reads `unknown key "x"` (jsonFieldError)
+	// parse, when set, reads the section instead (a section whose file
+	// decodes it: serve_contextvm.go, serve_http.go, serve_web.go,
+	// serve_blossom.go).
+	parse func(top map[string]json.RawMessage, f *serveFile) error
+}
+
+// fileSections are the sections parseServeFile reads, in order; each
+// file's serveX type documents its keys.
+var fileSections = []section{
+	{name: "model", dst: func(f *serveFile) any { return &f.Model }},
+	{name: "bindings", dst: func(f *serveFile) any { return &f.Bindings }, check: checkBindings},
+	{name: "consent", dst: func(f *serveFile) any { return &f.Consent }},
+	{name: "dm", dst: func(f *serveFile) any { return &f.DM }, check: func(f *serveFile) error { return f.DM.Check("dm") }, always: true},
+	{name: "a2a", dst: func(f *serveFile) any { return &f.A2A }, check: func(f *serveFile) error { return f.A2A.Check("a2a") }, always: true},
+	{name: "strangers", dst: func(f *serveFile) any { return &f.Strangers }, check: func(f *serveFile) error { return f.Strangers.check() }},
+	{name: "contextvm", parse: parseContextVMSection},
+	{name: "directory", dst: func(f *serveFile) any { return &f.Directory }, check: checkDirectory},
+	{name: "relay", dst: func(f *serveFile) any { return &f.Relay }, check: checkRelay},
+	{name: "http", parse: parseHTTPSection},
+	{name: "state", dst: func(f *serveFile) any { return &f.State }},
+	{name: "node", dst: func(f *serveFile) any { return &f.Node }, check: func(f *serveFile) error { return f.Node.check() }, keyErr: true},
+	{name: "models", dst: func(f *serveFile) any { return &f.Routing.Models }, check: checkModels},
+	{name: "router", dst: func(f *serveFile) any { return &f.Routing.Router }, check: checkRouter},
+	{name: "postgres", dst: func(f *serveFile) any { return &f.Postgres }, check: checkPostgres, keyErr: true},
+	{name: "web", parse: parseWebSection},
+	{name: "blossom", parse: parseBlossomSection},
+}
+
+// read decodes the section from top into f and checks it.
+func (s section) read(top map[string]json.RawMessage, f *serveFile) error {
+	if s.parse != nil {
+		return s.parse(top, f)
 	}
-	if err := parseRelaySection(top, f); err != nil {
-		return err
+	raw, ok := top[s.name]
+	if ok {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(s.dst(f)); err != nil {
+			if s.keyErr {
+				err = jsonFieldError(err)
+			}
+			return fmt.Errorf("%q: %v", s.name, err)
+		}
 	}
-	if err := parseHTTPSection(top, f); err != nil {
-		return err
+	if s.check == nil || !ok && !s.always {
+		return nil
 	}
-	if err := parseStateSection(top, f); err != nil {
-		return err
-	}
-	if err := parseNodeSection(top, f); err != nil {
-		return err
-	}
-	if err := parsePostgresSection(top, f); err != nil {
-		return err
-	}
-	if err := parseWebSection(top, f); err != nil {
-		return err
-	}
-	if err := parseBlossomSection(top, f); err != nil {
-		return err
-	}
+	return s.check(f)
+}
+
+// parseTrustSection reads the "trust" section, naming the key a wrong
+// type is at, and checks it as lessons.NewPolicy does.
+func parseTrustSection(top map[string]json.RawMessage, f *serveFile) error {
 	raw, ok := top["trust"]
 	if !ok {
 		return nil
@@ -163,6 +216,31 @@ func parseServeFile(b []byte, f *serveFile) error {
 	return nil
 }
 
+// jsonFieldError rewrites encoding/json's `json: unknown field "x"` as
+// `unknown key "x"`, the wording of the other sections.
+func jsonFieldError(err error) error {
+	if s, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("unknown key %s", s)
+	}
+	return err
+}
+
+// checkMin refuses a negative value in a field of the struct v points at
+// tagged `min:"0"`, naming it "section.key" (its json name), in field
+// order.
+func checkMin(section string, v any) error {
+	rv := reflect.ValueOf(v).Elem()
+	for i := range rv.NumField() {
+		sf := rv.Type().Field(i)
+		if sf.Tag.Get("min") != "0" || !rv.Field(i).CanInt() || rv.Field(i).Int() >= 0 {
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		return fmt.Errorf(`"%s.%s" must not be negative`, section, name)
+	}
+	return nil
+}
+
 // checkKeys refuses a key not in serveFileKeys[section], naming it.
 func checkKeys(section string, obj map[string]json.RawMessage) error {
 	known := serveFileKeys[section]
@@ -181,6 +259,16 @@ func checkKeys(section string, obj map[string]json.RawMessage) error {
 		where, prefix = "in "+`"`+section+`"`, section+"."
 	}
 	return fmt.Errorf("unknown key %q %s (known: %s)", prefix+unknown[0], where, strings.Join(known, ", "))
+}
+
+// conf is the --config file as read, or an empty one before it is (or in
+// a test that builds a ServeCommand without ParseFlags): the sections'
+// zero values are their defaults.
+func (c *ServeCommand) conf() *serveFile {
+	if c.file == nil {
+		return &serveFile{}
+	}
+	return c.file
 }
 
 // trustConfig is the lesson trust policy the daemon runs: the --config

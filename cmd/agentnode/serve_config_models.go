@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -42,28 +40,22 @@ type serveModelEntry struct {
 	Features      []string `json:"features"`
 }
 
-// parseRoutingSections decodes "models" and "router", refusing unknown
-// keys, blank or repeated names and negative sizes.
-func parseRoutingSections(top map[string]json.RawMessage, r *serveRouting) error {
-	for name, dst := range map[string]any{"models": &r.Models, "router": &r.Router} {
-		raw, ok := top[name]
-		if !ok {
-			continue
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(dst); err != nil {
-			return fmt.Errorf("%q: %v", name, err)
-		}
-	}
-	if t := r.Router.EmbeddingThreshold; t < 0 || t > 1 {
+// checkRouter bounds the "router" section's threshold and idle timeout.
+func checkRouter(f *serveFile) error {
+	r := f.Routing.Router
+	if t := r.EmbeddingThreshold; t < 0 || t > 1 {
 		return fmt.Errorf(`"router.embedding_threshold": a cosine similarity between 0 and 1 (0 = the default, 0.8)`)
 	}
-	if r.Router.IdleTimeoutSeconds < -1 {
+	if r.IdleTimeoutSeconds < -1 {
 		return fmt.Errorf(`"router.idle_timeout_seconds": 0 (default), -1 (never) or a number of seconds`)
 	}
+	return nil
+}
+
+// checkModels refuses blank or repeated names and negative sizes.
+func checkModels(f *serveFile) error {
 	seen := map[string]bool{}
-	for i, m := range r.Models {
+	for i, m := range f.Routing.Models {
 		switch {
 		case strings.TrimSpace(m.Name) == "":
 			return fmt.Errorf(`"models"[%d]: "name" is required`, i)

@@ -10,10 +10,7 @@ import (
 // section's negentropy_* keys over relay.DefaultNegentropyLimits (zero
 // fields are filled by the relay itself; docs/RELAY.md, "NIP-77").
 func (c *ServeCommand) relayNegentropy() relay.NegentropyLimits {
-	if c.file == nil {
-		return relay.NegentropyLimits{}
-	}
-	r := c.file.Relay
+	r := c.conf().Relay
 	return relay.NegentropyLimits{
 		MaxSessions: r.NegentropyMaxSessions, MaxItems: r.NegentropyMaxItems,
 		MaxHeldItems: r.NegentropyMaxHeldItems, FrameSize: r.NegentropyFrameBytes,

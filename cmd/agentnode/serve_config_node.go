@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/url"
-	"strings"
 
 	"github.com/agentnode/agentnode/events"
 	"github.com/agentnode/agentnode/relay"
@@ -34,21 +31,6 @@ type serveNode struct {
 	LogLevel string `json:"log_level"`
 }
 
-// parseNodeSection decodes and checks the "node" section into f.Node
-// (the pubkey normalised to hex).
-func parseNodeSection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["node"]
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.Node); err != nil {
-		return fmt.Errorf(`"node": %v`, jsonFieldError(err))
-	}
-	return f.Node.check()
-}
-
 // check normalises the pubkey and checks the public URL.
 func (n *serveNode) check() error {
 	if n.PubKey != "" {
@@ -74,21 +56,9 @@ func (n *serveNode) check() error {
 	return nil
 }
 
-// jsonFieldError rewrites encoding/json's `json: unknown field "x"` as
-// `unknown key "x"`, the wording of the other sections.
-func jsonFieldError(err error) error {
-	if s, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("unknown key %s", s)
-	}
-	return err
-}
-
 // nodeConfig is the "node" section in force (zero without --config).
 func (c *ServeCommand) nodeConfig() serveNode {
-	if c.file == nil {
-		return serveNode{}
-	}
-	return c.file.Node
+	return c.conf().Node
 }
 
 // operator is the NIP-11 operator information of the "node" section.

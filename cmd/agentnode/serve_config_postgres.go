@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/url"
 
@@ -27,17 +25,9 @@ type servePostgres struct {
 	AdvertiseURL    string  `json:"advertise_url"`
 }
 
-// parsePostgresSection decodes the "postgres" section and checks its URL.
-func parsePostgresSection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["postgres"]
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.Postgres); err != nil {
-		return fmt.Errorf(`"postgres": %v`, jsonFieldError(err))
-	}
+// checkPostgres wants a URL (here or from --postgres), a lease TTL that
+// is not negative and an http(s) advertise URL.
+func checkPostgres(f *serveFile) error {
 	p := f.Postgres
 	switch {
 	case p.URL == "" && p.LeaseTTLSeconds == 0 && p.AdvertiseURL == "":
@@ -47,11 +37,11 @@ func parsePostgresSection(top map[string]json.RawMessage, f *serveFile) error {
 			return fmt.Errorf(`"postgres.url": %v`, err)
 		}
 	}
-	if f.Postgres.LeaseTTLSeconds < 0 {
+	if p.LeaseTTLSeconds < 0 {
 		return fmt.Errorf(`"postgres.lease_ttl_seconds" is negative`)
 	}
-	if u := f.Postgres.AdvertiseURL; u != "" {
-		if err := checkAdvertiseURL(u); err != nil {
+	if p.AdvertiseURL != "" {
+		if err := checkAdvertiseURL(p.AdvertiseURL); err != nil {
 			return fmt.Errorf(`"postgres.advertise_url": %v`, err)
 		}
 	}
@@ -70,10 +60,10 @@ func checkAdvertiseURL(raw string) error {
 // postgresURL is the database the relay runs on: --postgres (or
 // AGENTNODE_POSTGRES), else the file's; "" is the embedded LMDB store.
 func (c *ServeCommand) postgresURL() string {
-	if c.Config.Postgres != "" || c.file == nil {
+	if c.Config.Postgres != "" {
 		return c.Config.Postgres
 	}
-	return c.file.Postgres.URL
+	return c.conf().Postgres.URL
 }
 
 // checkPostgresFlag refuses a --postgres value that is not a PostgreSQL

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -11,33 +9,34 @@ import (
 
 // serveRelay is the --config file's "relay" section: the relay's size,
 // rate and per-connection budgets (docs/RELAY.md). Every key is optional;
-// an absent or zero one keeps the default (relay.DefaultLimits), and a
-// negative rate turns that rate limit off.
+// an absent or zero one keeps the default (relay.DefaultLimits), a
+// negative rate turns that rate limit off, and a key tagged min:"0" may
+// not be negative (checkRelay).
 type serveRelay struct {
-	MaxMessageBytes       int `json:"max_message_bytes"`
-	MaxContentBytes       int `json:"max_content_bytes"`
-	MaxEventTags          int `json:"max_event_tags"`
-	MaxTagValueBytes      int `json:"max_tag_value_bytes"`
-	MaxLimit              int `json:"max_limit"`
-	DefaultLimit          int `json:"default_limit"`
-	MaxCount              int `json:"max_count"`
-	CountTimeoutSeconds   int `json:"count_timeout_seconds"`
-	MaxQueryBytes         int `json:"max_query_bytes"`
-	QueryMemory           int `json:"query_memory"`
+	MaxMessageBytes       int `json:"max_message_bytes" min:"0"`
+	MaxContentBytes       int `json:"max_content_bytes" min:"0"`
+	MaxEventTags          int `json:"max_event_tags" min:"0"`
+	MaxTagValueBytes      int `json:"max_tag_value_bytes" min:"0"`
+	MaxLimit              int `json:"max_limit" min:"0"`
+	DefaultLimit          int `json:"default_limit" min:"0"`
+	MaxCount              int `json:"max_count" min:"0"`
+	CountTimeoutSeconds   int `json:"count_timeout_seconds" min:"0"`
+	MaxQueryBytes         int `json:"max_query_bytes" min:"0"`
+	QueryMemory           int `json:"query_memory" min:"0"`
 	EventsPerSecond       int `json:"events_per_second"`
 	EventsBurst           int `json:"events_burst"`
-	MaxFutureSkewSeconds  int `json:"max_future_skew_seconds"`
-	MaxSubscriptions      int `json:"max_subscriptions"`
-	MaxFilters            int `json:"max_filters"`
-	MaxFilterValues       int `json:"max_filter_values"`
-	MaxSearchWords        int `json:"max_search_words"`
-	MaxConcurrentQueries  int `json:"max_concurrent_queries"`
-	MaxConcurrentMessages int `json:"max_concurrent_messages"`
-	MaxOutboundBytes      int `json:"max_outbound_bytes"`
-	MaxOutboundMessages   int `json:"max_outbound_messages"`
+	MaxFutureSkewSeconds  int `json:"max_future_skew_seconds" min:"0"`
+	MaxSubscriptions      int `json:"max_subscriptions" min:"0"`
+	MaxFilters            int `json:"max_filters" min:"0"`
+	MaxFilterValues       int `json:"max_filter_values" min:"0"`
+	MaxSearchWords        int `json:"max_search_words" min:"0"`
+	MaxConcurrentQueries  int `json:"max_concurrent_queries" min:"0"`
+	MaxConcurrentMessages int `json:"max_concurrent_messages" min:"0"`
+	MaxOutboundBytes      int `json:"max_outbound_bytes" min:"0"`
+	MaxOutboundMessages   int `json:"max_outbound_messages" min:"0"`
 	RequestsPerSecond     int `json:"requests_per_second"`
 	RequestsBurst         int `json:"requests_burst"`
-	WriteTimeoutSeconds   int `json:"write_timeout_seconds"`
+	WriteTimeoutSeconds   int `json:"write_timeout_seconds" min:"0"`
 	// Connections and memory: 0 or absent takes the default (derived
 	// from RLIMIT_NOFILE, 256 per address, 3/4 of the machine's memory),
 	// a negative value turns that bound off.
@@ -46,11 +45,11 @@ type serveRelay struct {
 	MemoryCeilingMB     int64 `json:"memory_ceiling_mb"`
 
 	// NIP-77 bounds (serve_config_negentropy.go).
-	NegentropyMaxSessions  int `json:"negentropy_max_sessions"`
-	NegentropyMaxItems     int `json:"negentropy_max_items"`
-	NegentropyMaxHeldItems int `json:"negentropy_max_held_items"`
-	NegentropyFrameBytes   int `json:"negentropy_frame_bytes"`
-	NegentropyIdleSeconds  int `json:"negentropy_idle_seconds"`
+	NegentropyMaxSessions  int `json:"negentropy_max_sessions" min:"0"`
+	NegentropyMaxItems     int `json:"negentropy_max_items" min:"0"`
+	NegentropyMaxHeldItems int `json:"negentropy_max_held_items" min:"0"`
+	NegentropyFrameBytes   int `json:"negentropy_frame_bytes" min:"0"`
+	NegentropyIdleSeconds  int `json:"negentropy_idle_seconds" min:"0"`
 
 	// Operators (npub or hex) may manage the relay over NIP-86 with NIP-98
 	// auth; AgentKindsOnly stores the agent network's kinds only
@@ -67,41 +66,18 @@ type serveRelay struct {
 // addressedKinds is the relay's AddressedKinds: nil (the default) unless
 // the "relay" section names them.
 func (c *ServeCommand) addressedKinds() []int {
-	if c.file == nil || c.file.Relay.AddressedKinds == nil {
-		return nil
+	if k := c.conf().Relay.AddressedKinds; k != nil {
+		return append([]int{}, *k...)
 	}
-	return append([]int{}, *c.file.Relay.AddressedKinds...)
+	return nil
 }
 
-// parseRelaySection decodes the "relay" section, refusing unknown keys and
-// negative sizes.
-func parseRelaySection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["relay"]
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.Relay); err != nil {
-		return fmt.Errorf(`"relay": %v`, err)
-	}
+// checkRelay refuses negative sizes (the fields tagged min:"0"), bad
+// operator keys and a default limit above the maximum.
+func checkRelay(f *serveFile) error {
 	r := f.Relay
-	for name, v := range map[string]int{
-		"max_message_bytes": r.MaxMessageBytes, "max_content_bytes": r.MaxContentBytes, "max_event_tags": r.MaxEventTags,
-		"max_tag_value_bytes": r.MaxTagValueBytes, "max_limit": r.MaxLimit, "default_limit": r.DefaultLimit,
-		"max_count": r.MaxCount, "count_timeout_seconds": r.CountTimeoutSeconds, "max_future_skew_seconds": r.MaxFutureSkewSeconds,
-		"max_query_bytes": r.MaxQueryBytes, "query_memory": r.QueryMemory,
-		"max_subscriptions": r.MaxSubscriptions, "max_filters": r.MaxFilters, "max_filter_values": r.MaxFilterValues,
-		"max_search_words": r.MaxSearchWords, "max_concurrent_queries": r.MaxConcurrentQueries,
-		"max_concurrent_messages": r.MaxConcurrentMessages, "max_outbound_bytes": r.MaxOutboundBytes,
-		"max_outbound_messages": r.MaxOutboundMessages, "write_timeout_seconds": r.WriteTimeoutSeconds,
-		"negentropy_max_sessions": r.NegentropyMaxSessions, "negentropy_max_items": r.NegentropyMaxItems,
-		"negentropy_max_held_items": r.NegentropyMaxHeldItems, "negentropy_frame_bytes": r.NegentropyFrameBytes,
-		"negentropy_idle_seconds": r.NegentropyIdleSeconds,
-	} {
-		if v < 0 {
-			return fmt.Errorf(`"relay.%s" must not be negative`, name)
-		}
+	if err := checkMin("relay", &r); err != nil {
+		return err
 	}
 	if _, err := operatorKeys(r.Operators); err != nil {
 		return err

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -61,39 +59,22 @@ type serveDirectory struct {
 	RemoteTimeoutSeconds int `json:"remote_timeout_seconds"`
 }
 
-// parseRuntimeSections decodes the "model" and "bindings" sections,
-// refusing unknown keys.
-func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
-	for name, dst := range map[string]any{"model": &f.Model, "bindings": &f.Bindings, "consent": &f.Consent, "dm": &f.DM, "a2a": &f.A2A, "strangers": &f.Strangers, "directory": &f.Directory} {
-		raw, ok := top[name]
-		if !ok {
-			continue
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(dst); err != nil {
-			return fmt.Errorf("%q: %v", name, err)
-		}
-	}
-	if err := parseRoutingSections(top, &f.Routing); err != nil {
-		return err
-	}
-	if f.Directory.RemoteTimeoutSeconds < 0 {
+// checkDirectory refuses negative intervals and a TTL not longer than
+// the heartbeat interval.
+func checkDirectory(f *serveFile) error {
+	d := f.Directory
+	if d.RemoteTimeoutSeconds < 0 {
 		return fmt.Errorf(`"directory": remote_timeout_seconds must not be negative`)
 	}
-	if d := f.Directory; d.HeartbeatSeconds < 0 || d.TTLSeconds < 0 ||
+	if d.HeartbeatSeconds < 0 || d.TTLSeconds < 0 ||
 		d.HeartbeatSeconds > 0 && d.TTLSeconds > 0 && d.TTLSeconds <= d.HeartbeatSeconds {
 		return fmt.Errorf(`"directory": heartbeat_seconds and ttl_seconds must be positive, and the TTL longer than the interval`)
 	}
-	if err := checkSenders("dm", &f.DM); err != nil {
-		return err
-	}
-	if err := checkSenders("a2a", &f.A2A); err != nil {
-		return err
-	}
-	if err := f.Strangers.check(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkBindings wants exactly one of command or url per MCP service.
+func checkBindings(f *serveFile) error {
 	for uri, end := range f.Bindings.MCP {
 		if (len(end.Command) == 0) == (end.URL == "") {
 			return fmt.Errorf(`"bindings.mcp" %q: give exactly one of "command" or "url"`, uri)
@@ -107,10 +88,7 @@ func parseRuntimeSections(top map[string]json.RawMessage, f *serveFile) error {
 // llm.ErrNoModel when neither names a model: the node then runs without
 // one and only chat says so.
 func (c *ServeCommand) modelConfig() (llm.Config, error) {
-	var file serveModel
-	if c.file != nil {
-		file = c.file.Model
-	}
+	file := c.conf().Model
 	getenv := func(k string) string {
 		if v := c.m.Getenv(k); v != "" {
 			return v
@@ -137,10 +115,7 @@ func (c *ServeCommand) modelConfig() (llm.Config, error) {
 // bindingsConfig is the tool bindings' configuration (without A2A, which
 // serve sets once the relays are known).
 func (c *ServeCommand) bindingsConfig() bindings.Config {
-	var b serveBindings
-	if c.file != nil {
-		b = c.file.Bindings
-	}
+	b := c.conf().Bindings
 	cfg := bindings.Config{AllowPrivate: b.AllowPrivate, AllowHosts: b.AllowHosts, MCP: map[string]bindings.MCPEndpoint{}}
 	for uri, end := range b.MCP {
 		cfg.MCP[strings.TrimSpace(uri)] = bindings.MCPEndpoint{Command: end.Command, Env: end.Env, URL: end.URL}
@@ -148,26 +123,15 @@ func (c *ServeCommand) bindingsConfig() bindings.Config {
 	return cfg
 }
 
-// checkSenders checks a "dm" or "a2a" section and turns its allowlist into hex keys.
-func checkSenders(section string, d *serveSenders) error { return d.Check(section) }
-
 // dmAllowed reports whether from may talk to agent over DMs.
 func (c *ServeCommand) dmAllowed(ctx context.Context, agent, from string) bool {
-	var d serveSenders
-	if c.file != nil {
-		d = c.file.DM
-	}
-	return d.Admits(c.agentOwner(agent), from, nil)
+	return c.conf().DM.Admits(c.agentOwner(agent), from, nil)
 }
 
 // a2aAllowed reports whether the agent from may run agent's capability
 // tools over kind 25910 (its owner's other agents may).
 func (c *ServeCommand) a2aAllowed(ctx context.Context, agent, from string) bool {
-	var d serveSenders
-	if c.file != nil {
-		d = c.file.A2A
-	}
-	return d.Admits(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
+	return c.conf().A2A.Admits(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
 }
 
 // siblingOwner asks, when called, for the owner the agent from's verified

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/state"
@@ -29,20 +26,6 @@ type serveStateConfig struct {
 	AntiEntropySeconds int `json:"anti_entropy_seconds"`
 }
 
-// parseStateSection decodes the "state" section, refusing unknown keys.
-func parseStateSection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["state"]
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.State); err != nil {
-		return fmt.Errorf(`"state": %v`, err)
-	}
-	return nil
-}
-
 // stateSeconds turns a config value into an interval: 0 is def, negative is
 // off (0).
 func stateSeconds(v int, def time.Duration) time.Duration {
@@ -57,10 +40,7 @@ func stateSeconds(v int, def time.Duration) time.Duration {
 
 // stateConfig is the "state" section, or its zero value without a file.
 func (c *ServeCommand) stateConfig() serveStateConfig {
-	if c.file == nil {
-		return serveStateConfig{}
-	}
-	return c.file.State
+	return c.conf().State
 }
 
 // antiEntropyInterval is the replicators' AntiEntropyInterval.

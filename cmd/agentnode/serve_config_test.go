@@ -151,3 +151,13 @@ func TestServeConfig_directorySection(t *testing.T) {
 		}
 	}
 }
+
+// The top level's keys, in the order an unknown key's error lists them.
+func TestServeConfig_topLevelKeys(t *testing.T) {
+	var f serveFile
+	err := parseServeFile([]byte(`{"trsut": {}}`), &f)
+	want := `unknown key "trsut" at the top level (known: trust, model, bindings, consent, dm, a2a, strangers, contextvm, directory, relay, http, state, node, models, router, postgres, web, blossom)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+}

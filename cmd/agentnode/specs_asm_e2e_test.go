@@ -160,7 +160,7 @@ func TestSpecsCapVerifyXASM(t *testing.T) {
 // writes it to a file.
 func signFile(t *testing.T, raw []byte, sk string) (string, error) {
 	t.Helper()
-	signed, err := acp.Sign(raw, sk)
+	signed, err := acp.SignAs(raw, sk, acp.SigFormNostr)
 	if err != nil {
 		return "", err
 	}

@@ -17,18 +17,6 @@ import (
 	"github.com/agentnode/agentnode/events"
 )
 
-func init() {
-	commands["state"] = command{"inspect and edit agent state (ASM): query, get, put, history", group("state", map[string]command{
-		"query":   {"run an ASM-QL query", runStateQuery},
-		"get":     {"print one document", runStateGet},
-		"put":     {"create a document, or patch or replace an existing one", runStatePut},
-		"history": {"print a document's op log", runStateHistory},
-		"delete":  {"tombstone (or --hard purge) a document", runStateDelete},
-		"gc":      {"run the state lifecycle (TTL, retention, compression) once", runStateGC},
-		"stats":   {"print the counts of the last lifecycle pass and their sums", runStateStats},
-	})}
-}
-
 // stateFlags are the flags every state subcommand shares. The operator acts
 // as the owner of the data (or as one of its agents with --agent), holding
 // every state verb and storage.large, outside any capability.

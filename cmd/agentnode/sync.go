@@ -14,10 +14,6 @@ import (
 	"github.com/agentnode/agentnode/relay/negsync"
 )
 
-func init() {
-	commands["sync"] = command{"reconcile this node's events with another relay by NIP-77 negentropy", runSync}
-}
-
 const syncUsage = `sync <relay url> [--filter JSON] [--dir down|up|both] [--data DIR] [--req-fallback] [--json]
 
 Reconciles the events of the node's data directory that match --filter

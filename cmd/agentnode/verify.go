@@ -10,10 +10,6 @@ import (
 	"github.com/agentnode/agentnode/relay"
 )
 
-func init() {
-	commands["verify"] = command{"check an agent's two-way owner link, or list an owner's agents", runVerify}
-}
-
 // errNotVerified ends `verify <agent>` with exit code 1 when the agent's
 // owner link does not verify (the answer itself is on stdout).
 var errNotVerified = errors.New("verify: the agent is not verified")

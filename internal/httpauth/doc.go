@@ -11,11 +11,8 @@
 //   - the comparison is constant-time (crypto/subtle);
 //   - a refusal carries WWW-Authenticate: Bearer realm="agentnode".
 //
-// A use:
-//
-//	mux.Handle("/acp", httpauth.Require(token, acpHandler))
-//
-// or, for an endpoint that answers 401 in its own format:
+// A use, in an endpoint that answers 401 in its own format (or with
+// httpauth.Refuse's plain text):
 //
 //	if err := httpauth.Check(w, r, token); err != nil {
 //		writeMyError(w, http.StatusUnauthorized, err)

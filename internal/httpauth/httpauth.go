@@ -52,18 +52,6 @@ func Check(w http.ResponseWriter, r *http.Request, want string) error {
 	return err
 }
 
-// Require serves next only to requests bearing want; others get a plain
-// text 401 with the challenge.
-func Require(want string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := Check(w, r, want); err != nil {
-			Refuse(w, err)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // Refuse answers 401 with err's text and the challenge.
 func Refuse(w http.ResponseWriter, err error) {
 	w.Header().Set("WWW-Authenticate", Challenge)

@@ -47,29 +47,3 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
-
-func TestRequire(t *testing.T) {
-	h := httpauth.Require("s3cret", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	for header, want := range map[string]int{"Bearer s3cret": http.StatusNoContent, "bearer s3cret": http.StatusNoContent,
-		"Bearer s3cre": http.StatusUnauthorized, "": http.StatusUnauthorized} {
-		r := httptest.NewRequest(http.MethodGet, "/", nil)
-		r.Header.Set("Authorization", header)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		if w.Code != want {
-			t.Errorf("%q: status %d, want %d", header, w.Code, want)
-		}
-		if want == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") != httpauth.Challenge {
-			t.Errorf("%q: no challenge on 401", header)
-		}
-	}
-	open := httpauth.Require("", http.NotFoundHandler())
-	r := httptest.NewRequest(http.MethodGet, "/", nil)
-	w := httptest.NewRecorder()
-	open.ServeHTTP(w, r)
-	if w.Code != http.StatusUnauthorized {
-		t.Errorf("empty configured token: status %d, want 401", w.Code)
-	}
-}

@@ -47,16 +47,6 @@ func New(ceiling int64) *Guard {
 	return &Guard{ceiling: ceiling, inUse: RuntimeInUse, now: time.Now, collect: runtime.GC}
 }
 
-// NewWith is New with the figure, the clock and the collection injected
-// (for tests).
-func NewWith(ceiling int64, inUse func() int64, now func() time.Time, collect func()) *Guard {
-	g := New(ceiling)
-	if g != nil {
-		g.inUse, g.now, g.collect = inUse, now, collect
-	}
-	return g
-}
-
 // Ceiling is the guard's ceiling in bytes (0 for a nil guard).
 func (g *Guard) Ceiling() int64 {
 	if g == nil {

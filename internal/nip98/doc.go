@@ -18,5 +18,6 @@
 //	g := nip98.NewGuard(nil)
 //	pubkey, err := g.VerifyFor(r, ownsAnAgent) // only admitted keys are remembered
 //
-// Header builds the header a client sends (tests, the CLI).
+// The node only verifies these headers; tests build them with
+// internal/testkit.NIP98Header.
 package nip98

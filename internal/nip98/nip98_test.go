@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 func request(t *testing.T, auth string, body []byte) *http.Request {
@@ -37,7 +39,7 @@ func TestVerify(t *testing.T) {
 	sk := nostr.GeneratePrivateKey()
 	pk, _ := nostr.GetPublicKey(sk)
 	body := []byte(`{"method":"supportedmethods","params":[]}`)
-	good, err := Header(sk, "wss://relay.example", "POST", body)
+	good, err := testkit.NIP98Header(sk, "wss://relay.example", "POST", body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,15 +83,6 @@ func Text(s string) string {
 	return urlRE.ReplaceAllStringFunc(s, URL)
 }
 
-// URLs redacts each of urls into a new slice.
-func URLs(urls []string) []string {
-	out := make([]string, len(urls))
-	for i, u := range urls {
-		out[i] = URL(u)
-	}
-	return out
-}
-
 // Error wraps err so that its text has every URL redacted (Text); errors.Is
 // and errors.As still see err. nil stays nil.
 func Error(err error) error {

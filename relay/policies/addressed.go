@@ -12,7 +12,7 @@ import (
 // Restricted is the restricted-read rule with its addressed kinds.
 //
 // Kinds are served only to their author and the pubkeys they name in "p"
-// tags, as authenticated with NIP-42 (restricted.go). Addressed, a subset
+// tags, as authenticated with NIP-42 (ReadableBy, restricted.go). Addressed, a subset
 // of Kinds, are also served without authentication to a subscription
 // that names the recipient: a filter with "#p" gets the events that
 // p-tag one of its values. A reader must know whom it asks about; what
@@ -71,7 +71,7 @@ func (r Restricted) RequireAuth() func(context.Context, nostr.Filter) (bool, str
 
 // Hide wraps a QueryEvents hook so that a websocket client gets only the
 // restricted events it may read (readable). Queries without a connection,
-// and khatru's internal ones, pass untouched (as HideRestricted).
+// and khatru's internal ones, pass untouched.
 func (r Restricted) Hide(query func(context.Context, nostr.Filter) (chan *nostr.Event, error)) func(context.Context, nostr.Filter) (chan *nostr.Event, error) {
 	return func(ctx context.Context, filter nostr.Filter) (chan *nostr.Event, error) {
 		ch, err := query(ctx, filter)

@@ -181,7 +181,7 @@ func TestGuardCapabilities_AfterDeletion(t *testing.T) {
 	if err := cr.publish(t, first); err != nil {
 		t.Fatal(err)
 	}
-	del := signAt(t, sk, nostr.Event{Kind: 5, Tags: nostr.Tags{{"a", events.CapabilityAddress(first.PubKey, "note", "1.0.0")}}}, now-10)
+	del := signAt(t, sk, nostr.Event{Kind: 5, Tags: nostr.Tags{{"a", "30199:" + first.PubKey + ":note@1.0.0"}}}, now-10)
 	if err := cr.publish(t, del); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,6 @@
 //	rl.RejectEvent = append(rl.RejectEvent,
 //		policies.ValidateAgentEvents(),
 //		policies.RejectExpired(nostr.Now),
-//		policies.RejectDeleted(store),
+//		policies.GuardCapabilities(store),
 //	)
 package policies

@@ -22,26 +22,6 @@ func ValidateAgentEvents() func(context.Context, *nostr.Event) (bool, string) {
 	}
 }
 
-// RejectOversized bounds content size, tag count and tag value length.
-func RejectOversized(maxContent, maxTags, maxTagValue int) func(context.Context, *nostr.Event) (bool, string) {
-	return func(_ context.Context, evt *nostr.Event) (reject bool, msg string) {
-		if len(evt.Content) > maxContent {
-			return true, fmt.Sprintf("invalid: content is %d bytes, the limit is %d", len(evt.Content), maxContent)
-		}
-		if len(evt.Tags) > maxTags {
-			return true, fmt.Sprintf("invalid: %d tags, the limit is %d", len(evt.Tags), maxTags)
-		}
-		for _, tag := range evt.Tags {
-			for _, v := range tag {
-				if len(v) > maxTagValue {
-					return true, fmt.Sprintf("invalid: a %q tag value is %d bytes, the limit is %d", tag[0], len(v), maxTagValue)
-				}
-			}
-		}
-		return false, ""
-	}
-}
-
 // RejectFarFuture refuses events dated more than skew ahead of now.
 func RejectFarFuture(skew time.Duration, now func() nostr.Timestamp) func(context.Context, *nostr.Event) (bool, string) {
 	return func(_ context.Context, evt *nostr.Event) (reject bool, msg string) {

@@ -38,27 +38,28 @@ func TestReadableBy(t *testing.T) {
 	}
 }
 
-func TestPreventRestrictedBroadcast(t *testing.T) {
-	prevent := PreventRestrictedBroadcast(restricted)
+func TestRestricted_PreventBroadcast(t *testing.T) {
+	prevent := Restricted{Kinds: restricted}.PreventBroadcast()
 	evt := &nostr.Event{Kind: 1059, PubKey: "aa", Tags: nostr.Tags{{"p", "bb"}}}
-	if prevent(&khatru.WebSocket{AuthedPublicKey: "bb"}, evt) {
+	if prevent(&khatru.WebSocket{AuthedPublicKey: "bb"}, nostr.Filter{}, evt) {
 		t.Fatal("reader prevented")
 	}
 	for _, who := range []string{"", "cc"} {
-		if !prevent(&khatru.WebSocket{AuthedPublicKey: who}, evt) {
+		if !prevent(&khatru.WebSocket{AuthedPublicKey: who}, nostr.Filter{}, evt) {
 			t.Fatalf("%q not prevented", who)
 		}
 	}
 }
 
 // Without a connection in the context (the node's own reads) nothing is
-// refused or hidden.
+// hidden; a filter naming a restricted kind still needs AUTH.
 func TestRestricted_InProcessIsTrusted(t *testing.T) {
 	ctx := context.Background()
-	if reject, _ := RequireAuthForKinds(restricted)(ctx, nostr.Filter{Kinds: []int{1}}); reject {
+	rule := Restricted{Kinds: restricted}
+	if reject, _ := rule.RequireAuth()(ctx, nostr.Filter{Kinds: []int{1}}); reject {
 		t.Fatal("unrestricted kind refused")
 	}
-	reject, msg := RequireAuthForKinds(restricted)(ctx, nostr.Filter{Kinds: []int{4290}})
+	reject, msg := rule.RequireAuth()(ctx, nostr.Filter{Kinds: []int{4290}})
 	if !reject || !strings.HasPrefix(msg, "auth-required: kind 4290 ") {
 		t.Fatalf("got %v %q", reject, msg)
 	}
@@ -69,7 +70,7 @@ func TestRestricted_InProcessIsTrusted(t *testing.T) {
 		close(ch)
 		return ch, nil
 	}
-	ch, err := HideRestricted(restricted, query)(ctx, nostr.Filter{})
+	ch, err := rule.Hide(query)(ctx, nostr.Filter{})
 	if err != nil || len(ch) != 1 {
 		t.Fatalf("in-process query hid the event: %d, %v", len(ch), err)
 	}

@@ -66,7 +66,8 @@ func (l TagValueLimits) Advertised() map[string]int {
 	return out
 }
 
-// RejectOversizedByKind is RejectOversized with a per-kind tag value limit.
+// RejectOversizedByKind bounds content size, tag count and tag value
+// length, the last per kind (TagValueLimits).
 func RejectOversizedByKind(maxContent, maxTags int, tagValue TagValueLimits) func(context.Context, *nostr.Event) (bool, string) {
 	return func(_ context.Context, evt *nostr.Event) (reject bool, msg string) {
 		if len(evt.Content) > maxContent {

@@ -1,5 +1,5 @@
 // Package ledgertest is the conformance suite of dm.Ledger: the JSON file
-// and agentd/agentpg run it from their own tests.
+// (dm's own tests) and agentd/agentpg run it.
 //
 //	ledgertest.Run(t, func(t *testing.T) ledgertest.Open {
 //		path := filepath.Join(t.TempDir(), "state.json")

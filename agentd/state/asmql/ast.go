@@ -5,8 +5,8 @@ package asmql
 //	{"select":[...], "from":"<schema uri>", "where":{...},
 //	 "order":[{"field":"f","direction":"asc|desc"}], "limit":N, "cursor":"opaque"}
 //
-// Parse builds one from JSON; callers may also build one in Go. Compile and
-// Exec validate it either way.
+// ParseLimits builds one from JSON; callers may also build one in Go. Exec
+// validates it either way.
 type Query struct {
 	// Select lists the fields to return; empty returns whole documents.
 	Select []string

@@ -37,17 +37,6 @@ type sortKey struct {
 	desc bool
 }
 
-// Compile validates q and translates it to one SQL statement and its
-// arguments, exactly as Exec runs it. Every value is a bound argument; field
-// paths are validated and written as json_extract(doc, '$.path') literals.
-func Compile(q *Query, t Target, lim Limits) (sqlText string, args []any, err error) {
-	p, err := compile(q, t, lim.withDefaults())
-	if err != nil {
-		return "", nil, err
-	}
-	return p.sql, p.args, nil
-}
-
 // compile builds the plan; lim has its defaults.
 func compile(q *Query, t Target, lim Limits) (*plan, error) {
 	if t.Table == "" || strings.ContainsRune(t.Table, 0) {

@@ -7,12 +7,12 @@
 //	 "where":{"tags":{"$contains":"meeting"}},
 //	 "order":[{"field":"updatedAt","direction":"desc"}], "limit":20, "cursor":"..."}
 //
-// Parse reads a query strictly (unknown keys and operators, wrong types and
+// ParseLimits reads a query strictly (unknown keys and operators, wrong types and
 // bad field paths are refused with an *Error carrying a code and a JSON
-// pointer) and bounds its cost while decoding. Compile turns a Query into SQL
-// in which every value is a bound argument and every field path a validated
+// pointer) and bounds its cost while decoding. Exec compiles a Query into
+// SQL in which every value is a bound argument and every field path a validated
 // json_extract(doc, '$.path') literal, the form of the store's expression
-// indexes. Exec runs it under a timeout and returns one page and an opaque
+// indexes, runs it under a timeout and returns one page and an opaque
 // cursor for the next.
 //
 // Pagination is keyset pagination over the order keys plus id: a page never
@@ -28,7 +28,7 @@
 //
 // # Use
 //
-//	q, err := asmql.Parse(body)
+//	q, err := asmql.ParseLimits(body, asmql.Limits{})
 //	if err != nil {
 //		return err // *asmql.Error: INVALID_QUERY or QUERY_TOO_COMPLEX, safe to show
 //	}

@@ -30,12 +30,12 @@ func Example() {
 			fmt.Sprint("n", i), doc, i, i)
 	}
 
-	q, err := asmql.Parse([]byte(`{
+	q, err := asmql.ParseLimits([]byte(`{
 		"select": ["id", "title"],
 		"from": "did:nuwa:state:note#v1",
 		"where": {"tags": {"$contains": "meeting"}},
 		"order": [{"field": "updatedAt", "direction": "desc"}],
-		"limit": 1}`))
+		"limit": 1}`), asmql.Limits{})
 	if err != nil {
 		log.Fatal(err) // an *asmql.Error: show it to the peer as is
 	}

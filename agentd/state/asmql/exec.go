@@ -23,12 +23,19 @@ type Result struct {
 // errDeadline is the cause given to Exec's own timeout.
 var errDeadline = fmt.Errorf("asmql: Limits.Timeout: %w", context.DeadlineExceeded)
 
+// Querier runs one SQL query: a *sql.DB, a *sql.Conn or a *sql.Tx.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+var _ Querier = (*sql.DB)(nil)
+
 // Exec compiles q for t, runs it under lim.Timeout (and ctx), and returns
 // one page. Query errors are *Error: INVALID_QUERY, QUERY_TOO_COMPLEX,
 // BAD_CURSOR, and QUERY_TIMEOUT when the timeout or ctx's deadline passes
 // (SQLite is interrupted). Cancellation of ctx returns ctx's error; other
 // errors come from the database and are not for peers.
-func Exec(ctx context.Context, db *sql.DB, q *Query, t Target, lim Limits) (*Result, error) {
+func Exec(ctx context.Context, db Querier, q *Query, t Target, lim Limits) (*Result, error) {
 	lim = lim.withDefaults()
 	p, err := compile(q, t, lim)
 	if err != nil {
@@ -44,7 +51,7 @@ func Exec(ctx context.Context, db *sql.DB, q *Query, t Target, lim Limits) (*Res
 }
 
 // run executes the plan and reads the page.
-func (p *plan) run(ctx context.Context, db *sql.DB) (*Result, error) {
+func (p *plan) run(ctx context.Context, db Querier) (*Result, error) {
 	rows, err := db.QueryContext(ctx, p.sql, p.args...)
 	if err != nil {
 		return nil, err

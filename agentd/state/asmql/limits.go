@@ -11,7 +11,7 @@ type Limits struct {
 	MaxInList    int           // elements of one $in / $nin list (default 1000)
 	Timeout      time.Duration // execution time per Exec (default 2s)
 	MaxRows      int           // if > 0, a further cap on rows per page (e.g. a caller's quota)
-	MaxBytes     int           // size of the JSON text given to Parse, and of a cursor (default 256 KiB)
+	MaxBytes     int           // size of the JSON text given to ParseLimits, and of a cursor (default 256 KiB)
 }
 
 // Defaults for Limits' zero fields.

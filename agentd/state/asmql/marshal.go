@@ -2,36 +2,7 @@ package asmql
 
 import "encoding/json"
 
-// MarshalJSON writes the query in canonical ASM-QL: explicit operators
-// ({"f":{"$eq":v}}), explicit $and for implicit ANDs, directions spelled out.
-// Parse reads it back to an equal query.
-func (q *Query) MarshalJSON() ([]byte, error) {
-	b := []byte("{")
-	add := func(key string, v []byte) {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(append(b, mustJSON(key)...), ':')
-		b = append(b, v...)
-	}
-	if len(q.Select) > 0 {
-		add("select", mustJSON(q.Select))
-	}
-	add("from", mustJSON(q.From))
-	if q.Where != nil {
-		add("where", exprJSON(q.Where))
-	}
-	if len(q.Order) > 0 {
-		add("order", orderJSON(q.Order))
-	}
-	if q.Limit != 0 {
-		add("limit", mustJSON(q.Limit))
-	}
-	if q.Cursor != "" {
-		add("cursor", mustJSON(q.Cursor))
-	}
-	return append(b, '}'), nil
-}
+// The canonical JSON of a query's parts, for cursors' shape hash.
 
 // exprJSON is the canonical JSON of an expression ("null" for nil).
 func exprJSON(e Expr) []byte {
@@ -90,7 +61,7 @@ func orderJSON(order []Order) []byte {
 	}
 	out := make([]o, len(order))
 	for i, x := range order {
-		out[i] = o{x.Field, x.Direction}
+		out[i] = o(x)
 		if out[i].Direction == "" {
 			out[i].Direction = "asc"
 		}

@@ -6,11 +6,6 @@ import (
 	"strings"
 )
 
-// Parse decodes an ASM-QL query with the default Limits. See ParseLimits.
-func Parse(data []byte) (*Query, error) {
-	return ParseLimits(data, Limits{})
-}
-
 // ParseLimits decodes an ASM-QL query strictly: unknown keys and operators,
 // duplicate keys, wrong types, bad field paths and trailing data are
 // INVALID_QUERY; input larger than lim.MaxBytes, JSON nested deeper than the

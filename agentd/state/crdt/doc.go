@@ -19,8 +19,9 @@
 // New(name) makes a CRDT from its x-crdt keyword: lww_register,
 // mv_register, rga_text, grow_only_set, or_map, counter, flag, log_rga
 // (append_only is read as log_rga), and rga_list for list containers.
-// Unknown names give ErrUnknownCRDT. DefaultCRDT and NewContainer map the
-// x-asm container kinds (object, map, list, log) to their defaults.
+// Unknown names give ErrUnknownCRDT. DefaultCRDT maps the x-asm container
+// kinds (object, map, list, log) to their defaults; NewObject makes an
+// object's or_map with its per-field x-crdt.
 //
 // Every CRDT's Apply is idempotent and order-independent; ops that arrive
 // before an op they depend on are buffered, never dropped. Most types also

@@ -40,9 +40,8 @@ func apply(doc crdt.CRDT, ops []crdt.Op) {
 
 // An object container: fields default to lww_register unless the schema
 // declares another x-crdt; concurrent edits of different fields all land.
-func ExampleNewContainer() {
-	c, _ := crdt.NewContainer("object", "", map[string]string{"tags": "grow_only_set"})
-	settings := c.(*crdt.ORMap)
+func ExampleNewObject() {
+	settings, _ := crdt.NewObject(map[string]string{"tags": "grow_only_set"})
 	settings.Bind(crdt.NewHLC("agent-1", nil))
 
 	settings.Set("language", "en")

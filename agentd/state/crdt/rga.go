@@ -68,13 +68,6 @@ func (d *rga) unit(id OpID) unitID {
 	return unitID{rep: d.intern(id.Replica), seq: id.Counter}
 }
 
-func (d *rga) opID(u unitID) OpID {
-	if u.seq == 0 {
-		return OpID{}
-	}
-	return OpID{Replica: d.reps[u.rep], Counter: u.seq}
-}
-
 // less orders unit ids by (counter, replica).
 func (d *rga) less(aSeq uint64, aRep uint32, bSeq uint64, bRep uint32) bool {
 	if aSeq != bSeq {

@@ -29,7 +29,7 @@
 //	rep, err := replicate.New(rt.Store(), replicate.Config{
 //		SecretKey: agentSecret,
 //		Owner:     ownerPubKey,
-//		Directory: replicate.StaticDirectory{ownerPubKey: {agentPubKey, siblingPubKey}},
+//		Directory: replicate.DirectoryFunc(agentsOf), // owner -> its agents
 //		Schemas:   rt.Schemas(),
 //		Links:     []replicate.Link{local.Link("local"), remote.Link()},
 //	})

@@ -134,18 +134,6 @@ func sealTagged(keys *keyring, tags nostr.Tags, batch []byte, reader string, at 
 	return evt, nil
 }
 
-// open checks evt (kind, id, signature, tags), decrypts it if it is
-// addressed to keys' owner and decodes its envelopes, which must all
-// belong to the batch the tags name. It does not decide trust.
-func open(keys *keyring, evt *nostr.Event) (batchHead, []store.Envelope, error) {
-	h, plain, err := openPlain(keys, evt)
-	if err != nil {
-		return h, nil, err
-	}
-	envs, err := decodeBatch(h, evt, plain)
-	return h, envs, err
-}
-
 // openPlain checks evt (kind, id, signature, tags) and returns its
 // content, decrypted if it is addressed to keys' owner.
 func openPlain(keys *keyring, evt *nostr.Event) (batchHead, string, error) {

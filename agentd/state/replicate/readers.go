@@ -24,14 +24,6 @@ type Directory interface {
 	Agents(ctx context.Context, owner string) ([]string, error)
 }
 
-// StaticDirectory is a fixed owner -> agents table (configuration, tests).
-type StaticDirectory map[string][]string
-
-// Agents returns d[owner].
-func (d StaticDirectory) Agents(_ context.Context, owner string) ([]string, error) {
-	return d[owner], nil
-}
-
 // DirectoryFunc adapts a function to Directory.
 type DirectoryFunc func(ctx context.Context, owner string) ([]string, error)
 
@@ -40,10 +32,7 @@ func (f DirectoryFunc) Agents(ctx context.Context, owner string) ([]string, erro
 	return f(ctx, owner)
 }
 
-var (
-	_ Directory = StaticDirectory(nil)
-	_ Directory = DirectoryFunc(nil)
-)
+var _ Directory = DirectoryFunc(nil)
 
 // readers returns who may read a batch of env's document, by visibility:
 // private, the owning agent and its owner; shared, the owner and all its

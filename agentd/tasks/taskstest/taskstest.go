@@ -200,7 +200,7 @@ func waitOther(t *testing.T, open Open) {
 	go func() {
 		tk, err := a.Wait(ctx, "t1")
 		if err == nil && tk.Status != tasks.StatusFailed {
-			err = fmt.Errorf("Wait returned status %s", tk.Status)
+			err = fmt.Errorf("wait returned status %s", tk.Status)
 		}
 		got <- err
 	}()

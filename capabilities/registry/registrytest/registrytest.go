@@ -107,7 +107,7 @@ func File(s Spec, sk string) ([]byte, error) {
 	if s.FileSigner != "" {
 		sk = s.FileSigner
 	}
-	return acp.Sign(raw, sk)
+	return acp.SignAs(raw, sk, acp.SigFormNostr)
 }
 
 // Event returns the signed kind-30199 event of s by sk at createdAt; its
