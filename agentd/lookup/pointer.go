@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
-// ErrBadPointer: ParsePointer was given something that names no event.
+// ErrBadPointer: Resolve was given a Pointer that names no event.
 var ErrBadPointer = errors.New("lookup: not an event pointer")
 
 // maxPointerRelays bounds the relay hints one pointer contributes.
@@ -32,36 +30,6 @@ type Pointer struct {
 	Author     string
 	Identifier string
 	Relays     []string
-}
-
-// ParsePointer reads nevent1, note1, naddr1, nprofile1 and npub1 (the
-// author's profile, kind 0), with a "nostr:" prefix or none, and a
-// 64-hex event id.
-func ParsePointer(s string) (Pointer, error) {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "nostr:")
-	if len(s) == 64 && nostr.IsValid32ByteHex(s) {
-		return Pointer{ID: strings.ToLower(s)}, nil
-	}
-	prefix, v, err := nip19.Decode(s)
-	if err != nil {
-		return Pointer{}, fmt.Errorf("%w: %v", ErrBadPointer, err)
-	}
-	switch v := v.(type) {
-	case nostr.EventPointer:
-		return Pointer{ID: v.ID, Kind: v.Kind, Author: v.Author, Relays: v.Relays}, nil
-	case nostr.EntityPointer:
-		return Pointer{Kind: v.Kind, Author: v.PublicKey, Identifier: v.Identifier, Relays: v.Relays}, nil
-	case nostr.ProfilePointer:
-		return Pointer{Kind: 0, Author: v.PublicKey, Relays: v.Relays}, nil
-	case string:
-		switch prefix {
-		case "note":
-			return Pointer{ID: v}, nil
-		case "npub":
-			return Pointer{Kind: 0, Author: v}, nil
-		}
-	}
-	return Pointer{}, fmt.Errorf("%w: %s", ErrBadPointer, prefix)
 }
 
 func addressable(kind int) bool { return kind >= 30000 && kind < 40000 }

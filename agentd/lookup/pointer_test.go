@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,6 +15,27 @@ import (
 
 	"github.com/agentnode/agentnode/events"
 )
+
+// ParsePointer reads what a user or a tag gives as a pointer: nevent1,
+// note1, naddr1 and 64 hex through events.ParseRef, nprofile1 and npub1
+// (the author's profile, kind 0) through events.ParsePubKey. The binary
+// builds Pointers from parsed references directly; tests name events so.
+func ParsePointer(s string) (Pointer, error) {
+	if r, err := events.ParseRef(s); err == nil {
+		return Pointer{ID: r.ID, Kind: r.Kind, Author: r.Author, Identifier: r.Identifier, Relays: r.Relays}, nil
+	}
+	pk, err := events.ParsePubKey(s)
+	if err != nil {
+		return Pointer{}, fmt.Errorf("%w: %v", ErrBadPointer, err)
+	}
+	p := Pointer{Kind: 0, Author: pk}
+	if _, v, err := nip19.Decode(strings.TrimPrefix(strings.TrimSpace(s), "nostr:")); err == nil {
+		if pp, ok := v.(nostr.ProfilePointer); ok {
+			p.Relays = pp.Relays
+		}
+	}
+	return p, nil
+}
 
 func TestParsePointer(t *testing.T) {
 	k := newKey()
