@@ -70,7 +70,8 @@ func (r Restricted) RequireAuth() func(context.Context, nostr.Filter) (bool, str
 }
 
 // Hide wraps a QueryEvents hook so that a websocket client gets only the
-// restricted events it may read (readable). Queries without a connection,
+// restricted events it may read (readable), streamed as the query yields
+// them. Queries without a connection,
 // and khatru's internal ones, pass untouched.
 func (r Restricted) Hide(query func(context.Context, nostr.Filter) (chan *nostr.Event, error)) func(context.Context, nostr.Filter) (chan *nostr.Event, error) {
 	return func(ctx context.Context, filter nostr.Filter) (chan *nostr.Event, error) {
@@ -80,18 +81,26 @@ func (r Restricted) Hide(query func(context.Context, nostr.Filter) (chan *nostr.
 			return ch, err
 		}
 		authed := khatru.GetAuthed(ctx)
-		var keep []*nostr.Event
-		for evt := range ch {
-			if r.readable(filter, evt, authed) {
-				keep = append(keep, evt)
-			}
-		}
-		out := make(chan *nostr.Event, len(keep))
-		for _, evt := range keep {
-			out <- evt
-		}
-		close(out)
+		out := make(chan *nostr.Event)
+		go r.hide(ctx, filter, authed, ch, out)
 		return out, nil
+	}
+}
+
+// hide passes on what of ch the client may read, one event at a time, so
+// that a large answer streams (paced by its reader) instead of being
+// gathered here. It reads ch to its end even when ctx ends, so that the
+// query feeding it is never left blocked; it closes out.
+func (r Restricted) hide(ctx context.Context, filter nostr.Filter, authed string, ch <-chan *nostr.Event, out chan<- *nostr.Event) {
+	defer close(out)
+	for evt := range ch {
+		if ctx.Err() != nil || !r.readable(filter, evt, authed) {
+			continue
+		}
+		select {
+		case out <- evt:
+		case <-ctx.Done():
+		}
 	}
 }
 
