@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip40"
 
@@ -179,11 +178,7 @@ func (s *store) replace(ctx context.Context, evt *nostr.Event) error {
 
 // delete removes an event from the store and the index.
 func (s *store) delete(ctx context.Context, evt *nostr.Event) error {
-	err := s.write(ctx, lmdbw.Delete, evt)
-	if errors.Is(err, eventstore.ErrDupEvent) {
-		return nil // the delete was committed
-	}
-	return err
+	return s.write(ctx, lmdbw.Delete, evt)
 }
 
 // write submits one op to the writer and returns what khatru's hooks
