@@ -55,9 +55,7 @@ func openStore(ctx context.Context, dataDir string, limits Limits, log *slog.Log
 // openLocked opens the stores of a locked data directory.
 func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Logger) (*store, error) {
 	// lmdbw opens the environment without a writable map, where a full
-	// disk is a SIGBUS (docs/RELAY.md, Disk full). Every query arrives
-	// with an explicit limit (REQ limits are capped by the relay, COUNT by
-	// MaxCount).
+	// disk is a SIGBUS (docs/RELAY.md, Disk full).
 	w, err := lmdbw.Open(filepath.Join(dataDir, "events"), 0)
 	if err != nil {
 		return nil, fmt.Errorf("open event store: %w", err)
