@@ -88,7 +88,28 @@ func open(dir string, mapSize int64, flags uint) (*Writer, error) {
 		env.Close()
 		return nil, classify(err)
 	}
+	if err := growSparse(filepath.Join(dir, "data.mdb"), mapSize); err != nil {
+		env.Close()
+		return nil, fmt.Errorf("size data file: %w", err)
+	}
 	return w, nil
+}
+
+// growSparse extends the data file to the map size, sparse (no block is
+// allocated), as eventstore's MDB_WRITEMAP open always did: every store
+// written before this package opened its own environment has that size,
+// and commits then fill holes of a file whose size does not change
+// instead of extending it (measured: no slower, docs/BENCHMARKS.md). A
+// larger file is left as it is.
+func growSparse(path string, mapSize int64) error {
+	if mapSize == 0 {
+		mapSize = defaultMapSize
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Size() >= mapSize {
+		return err
+	}
+	return os.Truncate(path, mapSize)
 }
 
 // newEnv opens the environment in dir with the layout's settings and

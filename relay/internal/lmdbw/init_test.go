@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -178,4 +180,28 @@ func saves(evts []*nostr.Event) []*Op {
 		ops[i] = &Op{Action: Save, Event: evt}
 	}
 	return ops
+}
+
+// TestOpen_DataFileHasTheMapSize: a new store's data file is as large as
+// its map (sparse), as eventstore's open left every store written before
+// this package owned the environment; a larger file is left alone.
+func TestOpen_DataFileHasTheMapSize(t *testing.T) {
+	dir := t.TempDir()
+	w := openAt(t, dir, 1<<26)
+	if err := w.Commit(saves(varied(t))); err != nil {
+		t.Fatal(err)
+	}
+	closeWriter(t, w)
+	path := filepath.Join(dir, "data.mdb")
+	if st, err := os.Stat(path); err != nil || st.Size() != 1<<26 {
+		t.Fatalf("data file: %v, %v; want %d bytes", st, err, 1<<26)
+	}
+	w = openAt(t, dir, 1<<25)
+	if got := len(stored(t, w)); got != len(varied(t)) {
+		t.Fatalf("%d events after reopening with a smaller map, want %d", got, len(varied(t)))
+	}
+	closeWriter(t, w)
+	if st, err := os.Stat(path); err != nil || st.Size() != 1<<26 {
+		t.Fatalf("data file after a smaller map: %v, %v; want %d bytes", st, err, 1<<26)
+	}
 }
