@@ -15,9 +15,9 @@ import (
 // Contract, for both:
 //   - save, replace and delete go through one group-commit writer: they
 //     return once the op's transaction has committed (or failed), with
-//     what khatru's hooks expect (hookResult): eventstore.ErrDupEvent for
-//     a stored, duplicate or superseded event (the event is announced by
-//     the backend, never by khatru), errDeleted for an event a stored
+//     what khatru's hooks expect (hookResult): nil for a stored,
+//     duplicate or superseded event (the event is announced by the
+//     backend, never by khatru: khatru.Relay.StoreAnnounces), errDeleted for an event a stored
 //     NIP-09 deletion covers, a NIP-01 prefixed error otherwise;
 //   - every stored event is passed to announce (startIngest) exactly once,
 //     in commit order, before the save that stored it returns;

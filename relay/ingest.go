@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/relay/internal/lmdbw"
@@ -174,15 +173,14 @@ func (g *ingester) announceLoop() {
 	}
 }
 
-// hookResult turns an op's outcome into what khatru's store hooks return.
-// A stored event was already announced (OnStored, broadcast) by the
-// ingester, so it is reported to khatru as eventstore.ErrDupEvent, which
-// makes khatru answer OK true without announcing it a second time, out of
-// commit order. An older replaceable version is ignored the same way.
+// hookResult turns an op's outcome into what khatru's store hooks return:
+// nil for a stored, duplicate or superseded event (OK true). A stored
+// event was already announced (OnStored, broadcast) by the ingester, in
+// commit order; khatru announces none (khatru.Relay.StoreAnnounces).
 func hookResult(op *lmdbw.Op) error {
 	switch op.Outcome {
 	case lmdbw.Stored, lmdbw.Duplicate, lmdbw.Ignored, lmdbw.Removed:
-		return eventstore.ErrDupEvent
+		return nil
 	case lmdbw.Deleted:
 		return errDeleted
 	}

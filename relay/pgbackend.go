@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
 
@@ -345,7 +344,7 @@ func (b *pgBackend) write(ctx context.Context, evt *nostr.Event) error {
 func (b *pgBackend) result(err error, evt *nostr.Event) error {
 	switch {
 	case err == nil, errors.Is(err, pgstore.ErrDuplicate), errors.Is(err, pgstore.ErrSuperseded):
-		return eventstore.ErrDupEvent // announced by the Listener, not by khatru
+		return nil // announced by the Listener, not by khatru (StoreAnnounces)
 	case errors.Is(err, pgstore.ErrDeleted):
 		return errDeleted
 	case errors.Is(err, pgstore.ErrUnstorable):

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
-
-	"github.com/agentnode/agentnode/relay/internal/lmdbw"
 )
 
 // readyTimeout bounds one readiness check: a database that does not
@@ -121,7 +119,7 @@ func (s *store) readiness(context.Context) error {
 		return err
 	}
 	defer done()
-	if err := lmdbw.Ping(s.events); err != nil {
+	if err := s.reader.Ping(); err != nil {
 		return fmt.Errorf("%w: %w", errStoreUnreadable, err)
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 	"github.com/agentnode/agentnode/relay/internal/khatru"
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
 
 	"github.com/agentnode/agentnode/relay/policies"
 )
@@ -103,17 +102,20 @@ func (r *Relay) wire() {
 	r.wireConnections(rl)
 	r.wireNegentropy(rl)
 
-	// Every filter passes here before khatru computes NIP-45 HLL offsets.
-	r.khatru.Route().Req(func(f nostr.Filter) bool { policies.GuardHLLOffset(f); return false }).Relay(rl)
-
+	// The NIP-45 HyperLogLog offset of a COUNT (go-nostr's, except for
+	// the filters that once crashed it) and the announcement of stored
+	// events (the writer's, in commit order: ingest.go) are hooks of the
+	// patched khatru (relay/internal/khatru/PATCHES.md, 15 and 16).
+	rl.HyperLogLogOffset = policies.HyperLogLogOffset
+	rl.StoreAnnounces = true
 	rl.StoreEvent = append(rl.StoreEvent, r.store.save)
 	rl.ReplaceEvent = append(rl.ReplaceEvent, r.store.replace)
 	rl.DeleteEvent = append(rl.DeleteEvent, r.store.delete)
 	restricted := r.cfg.restrictedKinds()
 	rule := policies.Restricted{Kinds: restricted, Addressed: r.cfg.addressedKinds()}
 	rl.QueryEvents = append(rl.QueryEvents, rule.Hide(r.store.query))
-	rl.CountEvents = append(rl.CountEvents, r.countHook)
-	rl.CountEventsHLL = append(rl.CountEventsHLL, r.countHLLHook)
+	rl.CountEvents = append(rl.CountEvents, r.store.count)
+	rl.CountEventsHLL = append(rl.CountEventsHLL, r.store.countWithHLL)
 
 	rl.RejectEvent = append(rl.RejectEvent, r.refused.counted(
 		r.liveRate,      // policies.EventRateLimiter (reload.go)
@@ -133,10 +135,7 @@ func (r *Relay) wire() {
 	rl.RejectFilter = append(rl.RejectFilter, rule.RequireAuth())
 	rl.RejectCountFilter = append(rl.RejectCountFilter, policies.RestrictCount(restricted))
 	rl.PreventBroadcastTo = append(rl.PreventBroadcastTo, rule.PreventBroadcast())
-	rl.OverwriteFilter = append(rl.OverwriteFilter,
-		func(_ context.Context, f *nostr.Filter) { policies.StripHLLGuard(f) },
-		r.liveCapLimit, // policies.CapLimit
-	)
+	rl.OverwriteFilter = append(rl.OverwriteFilter, r.liveCapLimit) // policies.CapLimit
 	rl.OnConnect = append(rl.OnConnect, r.trackConn)
 	rl.OnDisconnect = append(rl.OnDisconnect, r.untrackConn)
 	// OnStored and the live broadcast of stored events are done by the
@@ -197,16 +196,6 @@ func (r *Relay) announce(evt *nostr.Event) {
 func (r *Relay) announceRemoteEphemeral(evt *nostr.Event) {
 	r.ephemeral.fire(evt)
 	r.khatru.BroadcastEvent(evt)
-}
-
-func (r *Relay) countHook(ctx context.Context, f nostr.Filter) (int64, error) {
-	policies.StripHLLGuard(&f)
-	return r.store.count(ctx, f)
-}
-
-func (r *Relay) countHLLHook(ctx context.Context, f nostr.Filter, offset int) (int64, *hyperloglog.HyperLogLog, error) {
-	policies.StripHLLGuard(&f)
-	return r.store.countWithHLL(ctx, f, offset)
 }
 
 // ServeHTTP serves websockets (NIP-01), NIP-11 and the HTTP API.

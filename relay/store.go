@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fiatjaf/eventstore"
-	"github.com/fiatjaf/eventstore/lmdb"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip40"
 
@@ -27,10 +25,9 @@ var ErrClosed = errors.New("relay: closed")
 // itself so that close can drain in-flight work before the LMDB environment
 // goes away.
 type store struct {
-	events *lmdb.LMDBBackend
 	search *searchIndex
 	ingest *ingester     // the single writer: every save, replace and delete
-	reader *lmdbw.Writer // reads the same layout for queries (read.go)
+	reader *lmdbw.Writer // the LMDB store: the ingester writes through it, queries read it (read.go)
 	limits Limits
 	budget *queryBudget // the memory all reads hold (querybudget.go)
 	log    *slog.Logger
@@ -57,30 +54,18 @@ func openStore(ctx context.Context, dataDir string, limits Limits, log *slog.Log
 
 // openLocked opens the stores of a locked data directory.
 func openLocked(ctx context.Context, dataDir string, limits Limits, log *slog.Logger) (*store, error) {
-	events := &lmdb.LMDBBackend{
-		Path: filepath.Join(dataDir, "events"),
-		// The store never chooses a limit by itself: every query arrives with
-		// an explicit one (REQ limits are capped by the relay, COUNT by MaxCount).
-		MaxLimit: limits.MaxCount + 1,
-	}
-	// lmdbw.Init, not events.Init: the environment must not be written
-	// through a writable map, where a full disk is a SIGBUS (docs/RELAY.md,
-	// Disk full).
-	if err := lmdbw.Init(events); err != nil {
+	// lmdbw opens the environment without a writable map, where a full
+	// disk is a SIGBUS (docs/RELAY.md, Disk full).
+	w, err := lmdbw.Open(filepath.Join(dataDir, "events"), 0)
+	if err != nil {
 		return nil, fmt.Errorf("open event store: %w", err)
 	}
 	search, clean, err := openSearchIndex(filepath.Join(dataDir, "search"), log)
 	if err != nil {
-		events.Close()
+		w.Close()
 		return nil, err
 	}
-	w, err := lmdbw.Open(events)
-	if err != nil {
-		events.Close()
-		search.close()
-		return nil, fmt.Errorf("open event writer: %w", err)
-	}
-	s := &store{events: events, search: search, ingest: newIngester(w, search, log), reader: w, limits: limits,
+	s := &store{search: search, ingest: newIngester(w, search, log), reader: w, limits: limits,
 		budget: newQueryBudget(limits.QueryMemory), log: log}
 	if !clean {
 		if err := s.rebuildSearch(ctx, log); err != nil {
@@ -151,10 +136,10 @@ func (s *store) close() error {
 	err := s.search.close()
 	// A drained query's read transaction may still be ending (lmdbw.WaitReaders):
 	// closing LMDB under it crashes the process, so a stuck one leaves it open.
-	if ok, werr := lmdbw.WaitReaders(s.events, 5*time.Second); !ok {
+	if ok, werr := s.reader.WaitReaders(5 * time.Second); !ok {
 		return errors.Join(err, werr, errors.New("relay: close: LMDB read transactions still open; events left open"))
 	}
-	s.events.Close()
+	s.reader.Close()
 	s.lock.release()
 	return err
 }
@@ -191,11 +176,7 @@ func (s *store) replace(ctx context.Context, evt *nostr.Event) error {
 
 // delete removes an event from the store and the index.
 func (s *store) delete(ctx context.Context, evt *nostr.Event) error {
-	err := s.write(ctx, lmdbw.Delete, evt)
-	if errors.Is(err, eventstore.ErrDupEvent) {
-		return nil // the delete was committed
-	}
-	return err
+	return s.write(ctx, lmdbw.Delete, evt)
 }
 
 // write submits one op to the writer and returns what khatru's hooks
@@ -233,9 +214,11 @@ func failedResult(err error, evt *nostr.Event, log *slog.Logger) error {
 	}
 }
 
-// removeEvent deletes evt from both stores; the caller has entered.
+// removeEvent deletes evt from both stores at once, beside the ingester
+// (LMDB serialises the write transactions); the caller has entered.
 func (s *store) removeEvent(ctx context.Context, evt *nostr.Event) error {
-	if err := s.events.DeleteEvent(ctx, evt); err != nil {
+	op := &lmdbw.Op{Action: lmdbw.Delete, Event: evt}
+	if err := s.reader.Commit([]*lmdbw.Op{op}); err != nil {
 		return err
 	}
 	s.search.remove(evt)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip45"
 )
 
 // CapLimit gives a REQ without a limit the default one and caps larger
@@ -20,40 +21,22 @@ func CapLimit(def, max int) func(context.Context, *nostr.Filter) {
 	}
 }
 
-// hllGuardKey is a tag key no event carries. A nil value makes
-// filter.Matches ignore it; StripHLLGuard removes it before any query.
-const hllGuardKey = "\x00agentnode-hll-guard"
-
-// GuardHLLOffset defuses a crash in go-nostr's NIP-45 HyperLogLog offset
-// computation, which khatru runs on every COUNT before any hook: a kind 3
-// filter with a "#p" value (or kind 7 with "#e") shorter than 33 characters
-// slices out of range and takes the whole process down. For such filters it
-// adds a nil-valued guard tag, which makes the filter ineligible for HLL;
-// the count is then computed normally. It mutates filter.Tags in place,
-// because that map is the one khatru goes on to use.
-func GuardHLLOffset(filter nostr.Filter) {
+// HyperLogLogOffset is the relay's khatru.Relay.HyperLogLogOffset: go-nostr's
+// NIP-45 offset, except that a filter with a tag value shorter than 33
+// characters gets none (-1). go-nostr versions before v0.52 sliced such a
+// value out of range on every COUNT before any hook ran (a kind 3 filter
+// with a short "#p", or kind 7 with a short "#e"), which took the whole
+// process down; the count is then computed without a HyperLogLog.
+func HyperLogLogOffset(filter nostr.Filter) int {
 	if len(filter.Tags) != 1 || len(filter.Kinds) != 1 {
-		return
+		return nip45.HyperLogLogEventPubkeyOffsetForFilter(filter)
 	}
 	for _, values := range filter.Tags {
 		for _, v := range values {
 			if len(v) < 33 {
-				filter.Tags[hllGuardKey] = nil
-				return
+				return -1
 			}
 		}
 	}
-}
-
-// StripHLLGuard removes the guard tag added by GuardHLLOffset.
-func StripHLLGuard(filter *nostr.Filter) {
-	if _, ok := filter.Tags[hllGuardKey]; ok {
-		tags := make(nostr.TagMap, len(filter.Tags))
-		for k, v := range filter.Tags {
-			if k != hllGuardKey {
-				tags[k] = v
-			}
-		}
-		filter.Tags = tags
-	}
+	return nip45.HyperLogLogEventPubkeyOffsetForFilter(filter)
 }

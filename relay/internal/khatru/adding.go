@@ -146,6 +146,11 @@ func (rl *Relay) handleNormal(ctx context.Context, evt *nostr.Event) (skipBroadc
 		}
 	}
 
+	// PATCH (agentnode): the store hooks announced it (StoreAnnounces).
+	if rl.StoreAnnounces {
+		return true, nil
+	}
+
 	for _, ons := range rl.OnEventSaved {
 		ons(ctx, evt)
 	}

@@ -92,6 +92,16 @@ type Relay struct {
 	// PATCH (agentnode): PreventBroadcastTo also sees the filter of the
 	// subscription the event matched (PATCHES.md, 14).
 	PreventBroadcastTo []func(ws *WebSocket, filter nostr.Filter, event *nostr.Event) bool
+	// PATCH (agentnode): StoreAnnounces says that the StoreEvent and
+	// ReplaceEvent hooks announce every event they accept themselves
+	// (PATCHES.md, 15): khatru then runs no OnEventSaved, tracks no NIP-40
+	// expiration and broadcasts nothing for such an event, and AddEvent
+	// reports skipBroadcast.
+	StoreAnnounces bool
+	// PATCH (agentnode): HyperLogLogOffset picks the NIP-45 HyperLogLog
+	// offset of a COUNT filter, -1 for none (PATCHES.md, 16); nil is
+	// go-nostr's nip45.HyperLogLogEventPubkeyOffsetForFilter.
+	HyperLogLogOffset func(filter nostr.Filter) int
 
 	// these are used when this relays acts as a router
 	routes                []Route

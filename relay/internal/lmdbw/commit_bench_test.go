@@ -2,19 +2,17 @@ package lmdbw
 
 import (
 	"fmt"
-	"io"
-	"log"
 	"os"
 	"syscall"
 	"testing"
 
-	eslmdb "github.com/fiatjaf/eventstore/lmdb"
+	"github.com/PowerDNS/lmdb-go/lmdb"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 // BenchmarkCommit measures one durable (synced) batch commit of small
 // events, in the environment as eventstore opens it (MDB_WRITEMAP) and as
-// Init opens it (pages written with pwrite at commit), on the disk under
+// Open opens it (pages written with pwrite at commit), on the disk under
 // $LMDBW_BENCH_DIR (default: the system's temporary directory). One op is
 // one batch: ns/op is the cost of a commit of that many events; cpu-µs/event
 // is the process's user+system CPU (the event generation included).
@@ -36,22 +34,15 @@ func benchCommit(b *testing.B, writeMap bool, batch int) {
 		b.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	backend := &eslmdb.LMDBBackend{Path: dir}
+	var flags uint
 	if writeMap {
-		log.SetOutput(io.Discard) // eventstore logs its migration of a fresh environment
-		err = backend.Init()
-		log.SetOutput(os.Stderr)
-	} else {
-		err = Init(backend)
+		flags = lmdb.WriteMap // as eventstore/lmdb opens its environment
 	}
+	w, err := open(dir, 0, flags)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer backend.Close()
-	w, err := Open(backend)
-	if err != nil {
-		b.Fatal(err)
-	}
+	defer w.Close()
 	sk := nostr.GeneratePrivateKey()
 	pool := make([]*nostr.Event, 4096) // signed once; re-keyed per batch below
 	for i := range pool {

@@ -1,24 +1,23 @@
-// Package lmdbw writes events into the LMDB environment of an
-// eventstore/lmdb v0.17.2 backend, many events in one write transaction:
-// one commit, one fsync, for a whole batch (group commit). Queries keep
-// going through the backend, on the same environment.
+// Package lmdbw is the relay's LMDB event store: it owns the environment,
+// writes many events in one write transaction (one commit, one fsync, for
+// a whole batch: group commit) and reads the layout for queries.
 //
 // The on-disk layout (the "raw" binary encoding and the id, pubkey, kind,
-// pubkeyKind, tag, tag32, tagaddr, ptagKind and created_at indexes) is the
-// one eventstore v0.17.2 defines (lmdb/save.go, lmdb/helpers.go,
-// internal/binary/hybrid.go, by fiatjaf, public domain); this package
-// re-implements it, because the backend's save and delete take a
-// transaction only internally. The layout is pinned by the go.mod version
-// and by the package's tests, which read every written event back through
-// the backend's own QueryEvents.
+// pubkeyKind, tag, tag32, tagaddr, ptagKind and created_at indexes, the
+// settings database's version record) is the one eventstore/lmdb v0.17.2
+// defines (lmdb/save.go, lmdb/helpers.go, internal/binary/hybrid.go, by
+// fiatjaf, public domain); this package implements it without that
+// library, so a store written by either opens with the other. The layout
+// is pinned by the package's tests: what the writer writes is compared
+// key by key with what eventstore writes and read back by eventstore's own
+// QueryEvents (in a child process), and testdata/v9store, a store written
+// before this package owned its environment, opens and reads the same.
 //
 // Use:
 //
-//	err := lmdbw.Init(backend) // not backend.Init(): no MDB_WRITEMAP (a full disk is an error, not a SIGBUS)
-//	w, err := lmdbw.Open(backend)
+//	w, err := lmdbw.Open(dir, 0) // no MDB_WRITEMAP: a full disk is an error, not a SIGBUS
+//	defer w.Close()
 //	ops := []*lmdbw.Op{{Action: lmdbw.Save, Event: a}, {Action: lmdbw.Replace, Event: b}}
 //	err = w.Commit(ops) // one transaction; each op's Outcome tells what happened
-//
-// A Writer is not safe for concurrent Commit calls: the relay has one
-// writer goroutine (relay/ingest.go).
+//	err = w.Read(ctx, w.Plan(filter), since, until, visit) // newest first
 package lmdbw

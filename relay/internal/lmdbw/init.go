@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"syscall"
-	"unsafe"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
-	eslmdb "github.com/fiatjaf/eventstore/lmdb"
 )
 
 var (
@@ -34,75 +31,102 @@ const (
 	lockReserve = 128 << 10
 )
 
-// layoutDBs are the backend's named databases in the order its initialize
-// opens them (that order fixes the DBI handles) with the backend field
-// that holds each handle and its creation flags.
+// layoutDBs are the layout's named databases with their creation flags,
+// in the order eventstore's initialize creates them.
 var layoutDBs = []struct {
-	name, field string
-	flags       uint
+	name  string
+	flags uint
 }{
-	{"settings", "settingsStore", lmdb.Create},
-	{"raw", "rawEventStore", lmdb.Create},
-	{"created_at", "indexCreatedAt", multiIndex},
-	{"id", "indexId", lmdb.Create},
-	{"kind", "indexKind", multiIndex},
-	{"pubkey", "indexPubkey", multiIndex},
-	{"pubkeyKind", "indexPubkeyKind", multiIndex},
-	{"tag", "indexTag", multiIndex},
-	{"tag32", "indexTag32", multiIndex},
-	{"tagaddr", "indexTagAddr", multiIndex},
-	{"ptagKind", "indexPTagKind", multiIndex},
-	{"hllCache", "hllCache", lmdb.Create},
+	{"settings", lmdb.Create},
+	{"raw", lmdb.Create},
+	{"created_at", multiIndex},
+	{"id", lmdb.Create},
+	{"kind", multiIndex},
+	{"pubkey", multiIndex},
+	{"pubkeyKind", multiIndex},
+	{"tag", multiIndex},
+	{"tag32", multiIndex},
+	{"tagaddr", multiIndex},
+	{"ptagKind", multiIndex},
+	{"hllCache", lmdb.Create},
 }
 
 const multiIndex = lmdb.Create | lmdb.DupSort | lmdb.DupFixed
 
-// Init opens b's environment like b.Init does, but leaves it open without
-// MDB_WRITEMAP. eventstore always opens with MDB_WRITEMAP: pages are then
-// written through a writable mmap of a sparse file, and when the
-// filesystem is full the page fault that needs a new block is a SIGBUS,
-// which kills the process. Without it LMDB writes pages with pwrite at
-// commit, and a full disk is an ENOSPC error that aborts the transaction
-// (ErrDiskFull); the committed state is untouched.
+// Open opens the event store in dir, creating the directory and the
+// layout (its databases and version record) when they are missing; a
+// store of another layout version is refused (ErrLayout). mapSize 0 is
+// eventstore's default (256 GiB, sparse).
 //
-// Steps, none of which writes through a writable map: reserve the lock
-// file's blocks (LMDB writes its reader table through a shared map too);
-// create the layout (databases, version) in an environment without
-// MDB_WRITEMAP, so that b.Init finds nothing to write; run b.Init (it opens
-// with MDB_WRITEMAP and only reads); reopen the environment without
-// MDB_WRITEMAP and put it in b's place.
-func Init(b *eslmdb.LMDBBackend) error {
-	if err := os.MkdirAll(b.Path, 0o755); err != nil {
-		return err
-	}
-	if err := reserveFile(filepath.Join(b.Path, "lock.mdb"), lockReserve); err != nil {
-		return classify(fmt.Errorf("reserve lock file: %w", err))
-	}
-	if err := createLayout(b); err != nil {
-		return classify(fmt.Errorf("create layout: %w", err))
-	}
-	if err := b.Init(); err != nil {
-		return err
-	}
-	return classify(reopen(b))
+// The environment is opened without MDB_WRITEMAP, which eventstore always
+// sets: pages are then written through a writable mmap of a sparse file,
+// and when the filesystem is full the page fault that needs a new block
+// is a SIGBUS, which kills the process. Without it LMDB writes pages with
+// pwrite at commit, and a full disk is an ENOSPC error that aborts the
+// transaction (ErrDiskFull); the committed state is untouched. The lock
+// file's blocks are reserved first for the same reason (LMDB writes its
+// reader table through a shared map).
+func Open(dir string, mapSize int64) (*Writer, error) {
+	return open(dir, mapSize, 0)
 }
 
-// newEnv opens an environment on b's path with the backend's settings,
-// without MDB_WRITEMAP.
-func newEnv(b *eslmdb.LMDBBackend) (*lmdb.Env, error) {
+// open is Open with extra environment flags (a benchmark compares
+// MDB_WRITEMAP).
+func open(dir string, mapSize int64, flags uint) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := reserveFile(filepath.Join(dir, "lock.mdb"), lockReserve); err != nil {
+		return nil, classify(fmt.Errorf("reserve lock file: %w", err))
+	}
+	env, err := newEnv(dir, mapSize, flags)
+	if err != nil {
+		return nil, classify(fmt.Errorf("open environment: %w", err))
+	}
+	w := &Writer{env: env}
+	if err := w.init(); err != nil {
+		env.Close()
+		return nil, classify(err)
+	}
+	if err := growSparse(filepath.Join(dir, "data.mdb"), mapSize); err != nil {
+		env.Close()
+		return nil, fmt.Errorf("size data file: %w", err)
+	}
+	return w, nil
+}
+
+// growSparse extends the data file to the map size, sparse (no block is
+// allocated), as eventstore's MDB_WRITEMAP open always did: every store
+// written before this package opened its own environment has that size,
+// and commits then fill holes of a file whose size does not change
+// instead of extending it (measured: no slower, docs/BENCHMARKS.md). A
+// larger file is left as it is.
+func growSparse(path string, mapSize int64) error {
+	if mapSize == 0 {
+		mapSize = defaultMapSize
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Size() >= mapSize {
+		return err
+	}
+	return os.Truncate(path, mapSize)
+}
+
+// newEnv opens the environment in dir with the layout's settings and
+// MDB_NOTLS (a read transaction may end on another thread) plus flags.
+func newEnv(dir string, mapSize int64, flags uint) (*lmdb.Env, error) {
 	env, err := lmdb.NewEnv()
 	if err != nil {
 		return nil, err
 	}
-	size := b.MapSize
-	if size == 0 {
-		size = defaultMapSize
+	if mapSize == 0 {
+		mapSize = defaultMapSize
 	}
 	for _, set := range []func() error{
 		func() error { return env.SetMaxDBs(maxDBs) },
 		func() error { return env.SetMaxReaders(maxReaders) },
-		func() error { return env.SetMapSize(size) },
-		func() error { return env.Open(b.Path, lmdb.NoTLS, 0o644) },
+		func() error { return env.SetMapSize(mapSize) },
+		func() error { return env.Open(dir, lmdb.NoTLS|flags, 0o644) },
 	} {
 		if err := set(); err != nil {
 			env.Close()
@@ -112,77 +136,69 @@ func newEnv(b *eslmdb.LMDBBackend) (*lmdb.Env, error) {
 	return env, nil
 }
 
-// createLayout creates whatever is missing of the backend's databases and
-// version record. On a complete layout it writes nothing.
-func createLayout(b *eslmdb.LMDBBackend) error {
-	env, err := newEnv(b)
-	if err != nil {
-		return err
-	}
-	defer env.Close()
-	return env.Update(func(txn *lmdb.Txn) error {
-		var settings lmdb.DBI
-		for i, db := range layoutDBs {
-			dbi, err := txn.OpenDBI(db.name, db.flags)
-			if err != nil {
-				return err
-			}
-			if i == 0 {
-				settings = dbi
-			}
-		}
-		key := []byte{'v'}
-		if _, err := txn.Get(settings, key); !lmdb.IsNotFound(err) {
-			return err
-		}
-		val := binary.BigEndian.AppendUint16(nil, layoutVersion)
-		return txn.Put(settings, key, append(val, 0, 0), 0)
-	})
-}
-
-// reopen closes the environment b.Init opened and puts one opened without
-// MDB_WRITEMAP in its place, checking that every database handle b holds
-// names the same database in the new environment. On an error nothing is
-// left open.
-func reopen(b *eslmdb.LMDBBackend) error {
-	field := reflect.ValueOf(b).Elem().FieldByName("lmdbEnv")
-	if !field.IsValid() || field.Type() != reflect.TypeFor[*lmdb.Env]() {
-		return fmt.Errorf("%w: eventstore/lmdb has no lmdbEnv *lmdb.Env field", ErrLayout)
-	}
-	slot := (**lmdb.Env)(unsafe.Pointer(field.UnsafeAddr()))
-	(*slot).Close()
-	*slot = nil
-	env, err := newEnv(b)
-	if err != nil {
-		return fmt.Errorf("reopen without writemap: %w", err)
-	}
-	if err := sameHandles(b, env); err != nil {
-		env.Close()
-		return err
-	}
-	*slot = env
-	return nil
-}
-
-// sameHandles opens the layout's databases in env in the backend's order
-// and compares each handle with the one b holds.
-func sameHandles(b *eslmdb.LMDBBackend, env *lmdb.Env) error {
-	v := reflect.ValueOf(b).Elem()
-	// A write transaction, so that the handles stay open after it (it
-	// changes nothing, so its commit writes nothing).
-	return env.Update(func(txn *lmdb.Txn) error {
+// init creates whatever is missing of the layout (on a complete layout it
+// writes nothing), keeps the database handles (they stay valid after the
+// transaction commits) and reads the last serial in use.
+func (w *Writer) init() error {
+	return w.env.Update(func(txn *lmdb.Txn) error {
+		handles := make(map[string]lmdb.DBI, len(layoutDBs))
 		for _, db := range layoutDBs {
-			dbi, err := txn.OpenDBI(db.name, 0)
+			dbi, err := txn.OpenDBI(db.name, db.flags)
 			if err != nil {
 				return fmt.Errorf("%w: open database %q: %w", ErrLayout, db.name, err)
 			}
-			f := v.FieldByName(db.field)
-			if !f.IsValid() || f.Type() != reflect.TypeFor[lmdb.DBI]() || lmdb.DBI(f.Uint()) != dbi {
-				return fmt.Errorf("%w: database %q is not the backend's %s", ErrLayout, db.name, db.field)
-			}
+			handles[db.name] = dbi
 		}
-		return nil
+		if err := checkVersion(txn, handles["settings"]); err != nil {
+			return err
+		}
+		w.dbis = dbis{
+			raw: handles["raw"], createdAt: handles["created_at"], id: handles["id"], kind: handles["kind"],
+			pubkey: handles["pubkey"], pubkeyKind: handles["pubkeyKind"], tag: handles["tag"],
+			tag32: handles["tag32"], tagAddr: handles["tagaddr"], ptagKind: handles["ptagKind"],
+		}
+		return w.loadSerial(txn)
 	})
+}
+
+// checkVersion writes the layout version into a store that has none and
+// refuses one of another version (eventstore would re-index it).
+func checkVersion(txn *lmdb.Txn, settings lmdb.DBI) error {
+	key := []byte{'v'}
+	v, err := txn.Get(settings, key)
+	if lmdb.IsNotFound(err) {
+		val := binary.BigEndian.AppendUint16(nil, layoutVersion)
+		return txn.Put(settings, key, append(val, 0, 0), 0)
+	}
+	if err != nil {
+		return err
+	}
+	if len(v) < 2 || binary.BigEndian.Uint16(v) != layoutVersion {
+		return fmt.Errorf("%w: layout version %x, want %d", ErrLayout, v, layoutVersion)
+	}
+	return nil
+}
+
+// loadSerial reads the highest serial in the raw database: new records
+// get the ones after it (eventstore's lastId).
+func (w *Writer) loadSerial(txn *lmdb.Txn) error {
+	cur, err := txn.OpenCursor(w.dbis.raw)
+	if err != nil {
+		return err
+	}
+	defer cur.Close()
+	k, _, err := cur.Get(nil, nil, lmdb.Last)
+	if lmdb.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(k) != 4 {
+		return fmt.Errorf("%w: raw key of %d bytes", ErrLayout, len(k))
+	}
+	w.lastSerial.Store(binary.BigEndian.Uint32(k))
+	return nil
 }
 
 // classify marks err with ErrDiskFull or ErrMapFull when it is one.

@@ -14,7 +14,7 @@ import (
 // (several prefixes of it, merged newest first) inside one read
 // transaction on the caller's goroutine, handing each candidate's raw
 // record to the caller, which stops the walk as soon as it has its answer.
-// The pinned backend's QueryEvents instead gathers its whole limit,
+// eventstore's QueryEvents instead gathers its whole limit,
 // decoding every candidate, on a goroutine of its own, and hands the events
 // over an unbuffered channel one by one.
 

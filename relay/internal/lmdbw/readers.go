@@ -7,21 +7,15 @@ import (
 	"time"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
-	eslmdb "github.com/fiatjaf/eventstore/lmdb"
 )
 
 // WaitReaders waits until no read transaction of this process is open on
-// backend's environment, for up to timeout, and reports whether none is.
-// Call it before closing the backend: eventstore v0.17.2's QueryEvents
-// closes its result channel inside its read transaction, so a caller that
-// drained the channel returns while the transaction is still ending, and
-// mdb_env_close under a live transaction crashes the process (SIGSEGV in
-// mdb_txn_commit).
-func WaitReaders(backend *eslmdb.LMDBBackend, timeout time.Duration) (bool, error) {
-	env, err := backendEnv(backend)
-	if err != nil {
-		return false, err
-	}
+// the environment, for up to timeout, and reports whether none is. Call
+// it before Close: a query whose consumer has returned may still be
+// ending its transaction, and mdb_env_close under a live transaction
+// crashes the process (SIGSEGV in mdb_txn_commit).
+func (w *Writer) WaitReaders(timeout time.Duration) (bool, error) {
+	env := w.env
 	deadline := time.Now().Add(timeout)
 	for {
 		n, err := activeReaders(env)
@@ -49,7 +43,7 @@ const readerSettle = 20 * time.Millisecond
 
 // activeReaders counts this process's reader slots that hold a
 // transaction: mdb_reader_list prints "pid thread txnid" per slot in use,
-// txnid "-" for a slot without one (the backend opens with MDB_NOTLS, so
+// txnid "-" for a slot without one (the environment is opened with MDB_NOTLS, so
 // a slot is released with its transaction anyway).
 func activeReaders(env *lmdb.Env) (int, error) {
 	pid, n := strconv.Itoa(os.Getpid()), 0

@@ -10,14 +10,11 @@ import (
 // WaitReaders waits for a read transaction that is still open and returns
 // once it ends, so that the environment is never closed under it.
 func TestWaitReaders(t *testing.T) {
-	b, _ := openBackend(t)
-	if ok, err := WaitReaders(b, time.Second); err != nil || !ok {
+	w := openWriter(t)
+	if ok, err := w.WaitReaders(time.Second); err != nil || !ok {
 		t.Fatalf("no transaction open: WaitReaders = %v, %v; want true", ok, err)
 	}
-	env, err := backendEnv(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := w.env
 	inside, release, ended := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
 		ended <- env.View(func(*lmdb.Txn) error {
@@ -27,11 +24,11 @@ func TestWaitReaders(t *testing.T) {
 		})
 	}()
 	<-inside
-	if ok, err := WaitReaders(b, 20*time.Millisecond); err != nil || ok {
+	if ok, err := w.WaitReaders(20 * time.Millisecond); err != nil || ok {
 		t.Fatalf("a read transaction open: WaitReaders = %v, %v; want false after the timeout", ok, err)
 	}
 	close(release)
-	if ok, err := WaitReaders(b, 10*time.Second); err != nil || !ok {
+	if ok, err := w.WaitReaders(10 * time.Second); err != nil || !ok {
 		t.Fatalf("the read transaction ended: WaitReaders = %v, %v; want true", ok, err)
 	}
 	if err := <-ended; err != nil {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
-	eslmdb "github.com/fiatjaf/eventstore/lmdb"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -107,12 +106,8 @@ func eachRaw(ctx context.Context, txn *lmdb.Txn, raw lmdb.DBI, visit func(*nostr
 	}
 }
 
-// Ping begins and ends a read transaction on the backend's environment:
-// the store can be read (readiness probes).
-func Ping(b *eslmdb.LMDBBackend) error {
-	env, err := backendEnv(b)
-	if err != nil {
-		return err
-	}
-	return env.View(func(*lmdb.Txn) error { return nil })
+// Ping begins and ends a read transaction: the store can be read
+// (readiness probes).
+func (w *Writer) Ping() error {
+	return w.env.View(func(*lmdb.Txn) error { return nil })
 }

@@ -49,7 +49,7 @@ func (w *Writer) read(txn *lmdb.Txn, idx []byte) (*nostr.Event, error) {
 
 // put writes evt's record under a fresh serial and every index entry.
 func (w *Writer) put(txn *lmdb.Txn, evt *nostr.Event) error {
-	idx := w.backend.Serial()
+	idx := w.serial()
 	if err := txn.Put(w.dbis.raw, idx, marshal(evt), 0); err != nil {
 		return fmt.Errorf("put %s: %w", evt.ID, err)
 	}

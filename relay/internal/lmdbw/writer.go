@@ -1,17 +1,18 @@
 package lmdbw
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
-	eslmdb "github.com/fiatjaf/eventstore/lmdb"
 	"github.com/nbd-wtf/go-nostr"
 )
 
 var (
-	// ErrLayout: the backend is not the pinned eventstore/lmdb layout.
-	ErrLayout = errors.New("lmdbw: unexpected eventstore/lmdb layout")
+	// ErrLayout: the store is not the layout of eventstore/lmdb v0.17.2.
+	ErrLayout = errors.New("lmdbw: unexpected store layout")
 	// ErrCorrupt: a stored record does not decode.
 	ErrCorrupt = errors.New("lmdbw: corrupt stored event")
 	// ErrUnstorable: the event does not fit the layout's binary encoding
@@ -57,24 +58,32 @@ type Op struct {
 	Removed []*nostr.Event
 }
 
-// Writer writes batches into a backend's environment.
+// Writer owns the store's LMDB environment: it writes batches of ops
+// (Commit) and reads the layout (Plan, Read). Commit may be called from
+// several goroutines (LMDB serialises write transactions); the relay has
+// one writer goroutine for group commit (relay/ingest.go) and deletes
+// expired events it meets on its own.
 type Writer struct {
-	backend *eslmdb.LMDBBackend
-	env     *lmdb.Env
-	dbis    dbis
+	env        *lmdb.Env
+	dbis       dbis
+	lastSerial atomic.Uint32 // the highest serial given to a record
 }
 
-// Open prepares a writer on an initialised backend.
-func Open(backend *eslmdb.LMDBBackend) (*Writer, error) {
-	env, err := backendEnv(backend)
-	if err != nil {
-		return nil, err
-	}
-	d, err := openDBIs(env)
-	if err != nil {
-		return nil, err
-	}
-	return &Writer{backend: backend, env: env, dbis: d}, nil
+// dbis are the handles of the layout's named databases.
+type dbis struct {
+	raw, createdAt, id, kind, pubkey, pubkeyKind, tag, tag32, tagAddr, ptagKind lmdb.DBI
+}
+
+// Close closes the environment. No read or write transaction may be open
+// (WaitReaders); the Writer is unusable afterwards.
+func (w *Writer) Close() {
+	w.env.Close()
+}
+
+// serial is a fresh 4-byte key of the raw database. A transaction that
+// aborts leaves a gap, as eventstore's Serial does.
+func (w *Writer) serial() []byte {
+	return binary.BigEndian.AppendUint32(nil, w.lastSerial.Add(1))
 }
 
 // Commit applies ops in order in one write transaction and commits it

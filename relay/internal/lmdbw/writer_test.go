@@ -9,24 +9,46 @@ import (
 	"testing"
 	"time"
 
+	"io"
+	"log"
+	"math"
+	"os"
+
 	"github.com/PowerDNS/lmdb-go/lmdb"
 	eslmdb "github.com/fiatjaf/eventstore/lmdb"
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// openBackend opens a fresh eventstore/lmdb backend and a writer on it.
-func openBackend(t *testing.T) (*eslmdb.LMDBBackend, *Writer) {
+// openWriter opens a fresh store and closes it when the test ends.
+func openWriter(t *testing.T) *Writer {
 	t.Helper()
-	b := &eslmdb.LMDBBackend{Path: t.TempDir()}
-	if err := b.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	w, err := Open(b)
+	return openAt(t, t.TempDir(), 0)
+}
+
+// openAt opens the store in dir; it is closed when the test ends unless
+// the test closes it first (closeWriter).
+func openAt(t *testing.T, dir string, mapSize int64) *Writer {
+	t.Helper()
+	w, err := Open(dir, mapSize)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b, w
+	t.Cleanup(func() { closeWriter(t, w) })
+	return w
+}
+
+// closeWriter closes w once its read transactions have ended; a second
+// call does nothing.
+func closeWriter(t *testing.T, w *Writer) {
+	t.Helper()
+	if w.env == nil {
+		return
+	}
+	if ok, err := w.WaitReaders(10 * time.Second); !ok || err != nil {
+		t.Fatalf("read transactions still open: %v", err)
+	}
+	w.Close()
+	w.env = nil
 }
 
 // signed builds and signs an event by sk.
@@ -53,16 +75,35 @@ func varied(t *testing.T) []*nostr.Event {
 	}
 }
 
-// dump lists every key/value pair of every named database of b's env.
-func dump(t *testing.T, b *eslmdb.LMDBBackend) []string {
+// dump lists every key/value pair of every named database of w's store.
+func dump(t *testing.T, w *Writer) []string {
 	t.Helper()
-	env, err := backendEnv(b)
+	out, err := dumpEnv(w.env)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// dumpDir is dump of the closed store in dir, opened read-only.
+func dumpDir(t *testing.T, dir string) []string {
+	t.Helper()
+	env, err := openReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	out, err := dumpEnv(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func dumpEnv(env *lmdb.Env) ([]string, error) {
 	var out []string
 	names := []string{"raw", "created_at", "id", "kind", "pubkey", "pubkeyKind", "tag", "tag32", "tagaddr", "ptagKind"}
-	err = env.View(func(txn *lmdb.Txn) error {
+	err := env.View(func(txn *lmdb.Txn) error {
 		for _, name := range names {
 			dbi, err := txn.OpenDBI(name, 0)
 			if err != nil {
@@ -79,22 +120,36 @@ func dump(t *testing.T, b *eslmdb.LMDBBackend) []string {
 		}
 		return nil
 	})
-	if err != nil {
+	return out, err
+}
+
+// eventstoreDir opens eventstore/lmdb's own backend on dir, runs fn and
+// closes it (its SaveEvent and DeleteEvent end their transactions before
+// they return).
+func eventstoreDir(t *testing.T, dir string, fn func(*eslmdb.LMDBBackend)) {
+	t.Helper()
+	log.SetOutput(io.Discard) // eventstore logs its migration of a fresh environment
+	defer log.SetOutput(os.Stderr)
+	b := &eslmdb.LMDBBackend{Path: dir}
+	if err := b.Init(); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	defer b.Close()
+	fn(b)
 }
 
 func TestWriter_WritesTheBackendsLayout(t *testing.T) {
 	ctx := context.Background()
 	evts := varied(t)
-	ref, _ := openBackend(t)
-	for _, evt := range evts {
-		if err := ref.SaveEvent(ctx, evt); err != nil {
-			t.Fatal(err)
+	ref := t.TempDir()
+	eventstoreDir(t, ref, func(b *eslmdb.LMDBBackend) {
+		for _, evt := range evts {
+			if err := b.SaveEvent(ctx, evt); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	got, w := openBackend(t)
+	})
+	w := openWriter(t)
 	ops := make([]*Op, len(evts))
 	for i, evt := range evts {
 		ops[i] = &Op{Action: Save, Event: evt}
@@ -107,59 +162,68 @@ func TestWriter_WritesTheBackendsLayout(t *testing.T) {
 			t.Fatalf("op %d: outcome %d, err %v", i, op.Outcome, op.Err)
 		}
 	}
-	if want, have := dump(t, ref), dump(t, got); len(want) < 5*6 || !slices.Equal(want, have) {
+	if want, have := dumpDir(t, ref), dump(t, w); len(want) < 5*6 || !slices.Equal(want, have) {
 		t.Fatalf("layout differs:\nbackend: %q\nwriter:  %q", want, have)
 	}
 	// Deleting through the writer leaves what the backend's delete leaves.
-	if err := ref.DeleteEvent(ctx, evts[0]); err != nil {
-		t.Fatal(err)
-	}
+	eventstoreDir(t, ref, func(b *eslmdb.LMDBBackend) {
+		if err := b.DeleteEvent(ctx, evts[0]); err != nil {
+			t.Fatal(err)
+		}
+	})
 	if err := w.Commit([]*Op{{Action: Delete, Event: evts[0]}}); err != nil {
 		t.Fatal(err)
 	}
-	if want, have := dump(t, ref), dump(t, got); !slices.Equal(want, have) {
+	if want, have := dumpDir(t, ref), dump(t, w); !slices.Equal(want, have) {
 		t.Fatalf("layout after delete differs:\nbackend: %q\nwriter:  %q", want, have)
 	}
 }
 
-func TestWriter_RoundTripsThroughTheBackendsQueries(t *testing.T) {
+// TestWriter_RoundTripsThroughEventstoresQueries: what the writer wrote,
+// eventstore's own QueryEvents reads back (by id, and by author and kind).
+func TestWriter_RoundTripsThroughEventstoresQueries(t *testing.T) {
 	evts := varied(t)
-	b, w := openBackend(t)
-	ops := make([]*Op, len(evts))
-	for i, evt := range evts {
-		ops[i] = &Op{Action: Save, Event: evt}
-	}
-	if err := w.Commit(ops); err != nil {
+	dir := t.TempDir()
+	w := openAt(t, dir, 0)
+	if err := w.Commit(saves(evts)); err != nil {
 		t.Fatal(err)
 	}
+	closeWriter(t, w)
+	var filters []nostr.Filter
 	for _, evt := range evts {
-		got := query(t, b, nostr.Filter{IDs: []string{evt.ID}})
-		if len(got) != 1 || got[0].String() != evt.String() {
-			t.Fatalf("read back %v, want %v", got, evt)
+		filters = append(filters, nostr.Filter{IDs: []string{evt.ID}},
+			nostr.Filter{Authors: []string{evt.PubKey}, Kinds: []int{evt.Kind}})
+	}
+	got := eventstoreQuery(t, dir, filters)
+	for i, evt := range evts {
+		byID, byAuthor := got[2*i], got[2*i+1]
+		if len(byID) != 1 || byID[0].String() != evt.String() {
+			t.Fatalf("read back %v, want %v", byID, evt)
 		}
-		raw := query(t, b, nostr.Filter{Authors: []string{evt.PubKey}, Kinds: []int{evt.Kind}})
-		if len(raw) == 0 || raw[0].ID != evt.ID {
+		if len(byAuthor) == 0 || byAuthor[0].ID != evt.ID {
 			t.Fatalf("author+kind query misses %s", evt.ID)
 		}
 	}
 }
 
-// query runs the backend's own query to the end and waits until its read
-// transaction has ended: eventstore closes the channel first, and closing
-// the environment under a live transaction crashes (relay/store.go's
-// close waits the same way).
-func query(t *testing.T, b *eslmdb.LMDBBackend, f nostr.Filter) []*nostr.Event {
+// query reads f's matches through the writer's own reader, newest first.
+func query(t *testing.T, w *Writer, f nostr.Filter) []*nostr.Event {
 	t.Helper()
-	ch, err := b.QueryEvents(context.Background(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []*nostr.Event
-	for evt := range ch {
-		out = append(out, evt)
-	}
-	if ok, err := WaitReaders(b, 10*time.Second); !ok || err != nil {
-		t.Fatalf("the query's read transaction did not end: %v", err)
+	var failed error
+	err := w.Read(context.Background(), w.Plan(f), 0, math.MaxUint32, func(_ uint32, raw []byte) bool {
+		evt, err := Decode(raw)
+		if err != nil {
+			failed = err
+			return false
+		}
+		if f.Matches(evt) {
+			out = append(out, evt)
+		}
+		return true
+	})
+	if err = errors.Join(err, failed); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
@@ -177,15 +241,11 @@ func outcomes(t *testing.T, w *Writer, ops ...*Op) []Outcome {
 	return out
 }
 
-// ids queries the backend and returns the ids found.
-func ids(t *testing.T, b *eslmdb.LMDBBackend, f nostr.Filter) []string {
+// ids queries the store and returns the ids found, sorted.
+func ids(t *testing.T, w *Writer, f nostr.Filter) []string {
 	t.Helper()
-	ch, err := b.QueryEvents(context.Background(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for e := range ch {
+	for _, e := range query(t, w, f) {
 		out = append(out, e.ID)
 	}
 	slices.Sort(out)
@@ -193,19 +253,19 @@ func ids(t *testing.T, b *eslmdb.LMDBBackend, f nostr.Filter) []string {
 }
 
 func TestWriter_DuplicatesInOneBatch(t *testing.T) {
-	b, w := openBackend(t)
+	w := openWriter(t)
 	e := signed(t, nostr.GeneratePrivateKey(), 1, 100, nil, "once")
 	got := outcomes(t, w, &Op{Action: Save, Event: e}, &Op{Action: Save, Event: e})
 	if want := []Outcome{Stored, Duplicate}; !slices.Equal(got, want) {
 		t.Fatalf("outcomes %v, want %v", got, want)
 	}
-	if n := len(ids(t, b, nostr.Filter{Kinds: []int{1}})); n != 1 {
+	if n := len(ids(t, w, nostr.Filter{Kinds: []int{1}})); n != 1 {
 		t.Fatalf("%d stored, want 1", n)
 	}
 }
 
 func TestWriter_ReplacementInOneBatch(t *testing.T) {
-	b, w := openBackend(t)
+	w := openWriter(t)
 	sk := nostr.GeneratePrivateKey()
 	v1 := signed(t, sk, 30023, 100, nostr.Tags{{"d", "x"}}, "v1")
 	v3 := signed(t, sk, 30023, 300, nostr.Tags{{"d", "x"}}, "v3")
@@ -223,13 +283,13 @@ func TestWriter_ReplacementInOneBatch(t *testing.T) {
 	}
 	wantIDs := []string{v3.ID, other.ID, p2.ID}
 	slices.Sort(wantIDs)
-	if have := ids(t, b, nostr.Filter{Kinds: []int{0, 30023}}); !slices.Equal(have, wantIDs) {
+	if have := ids(t, w, nostr.Filter{Kinds: []int{0, 30023}}); !slices.Equal(have, wantIDs) {
 		t.Fatalf("stored %v, want %v", have, wantIDs)
 	}
 }
 
 func TestWriter_DeletionsInOneBatch(t *testing.T) {
-	b, w := openBackend(t)
+	w := openWriter(t)
 	sk, stranger := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
 	pk, _ := nostr.GetPublicKey(sk)
 	note := signed(t, sk, 1, 100, nil, "to delete")
@@ -249,13 +309,13 @@ func TestWriter_DeletionsInOneBatch(t *testing.T) {
 	}
 	wantIDs := []string{foreign.ID, del.ID, delLate.ID, newerArt.ID}
 	slices.Sort(wantIDs)
-	if have := ids(t, b, nostr.Filter{}); !slices.Equal(have, wantIDs) {
+	if have := ids(t, w, nostr.Filter{}); !slices.Equal(have, wantIDs) {
 		t.Fatalf("stored %v, want %v", have, wantIDs)
 	}
 }
 
 func TestWriter_UnencodableEventFailsAloneWithoutAbortingTheBatch(t *testing.T) {
-	b, w := openBackend(t)
+	w := openWriter(t)
 	sk := nostr.GeneratePrivateKey()
 	big := signed(t, sk, 1, 100, nil, string(bytes.Repeat([]byte("b"), 70_000)))
 	ok := signed(t, sk, 1, 101, nil, "fine")
@@ -267,7 +327,7 @@ func TestWriter_UnencodableEventFailsAloneWithoutAbortingTheBatch(t *testing.T) 
 	if !errors.Is(bigOp.Err, ErrUnstorable) {
 		t.Fatalf("err %v, want ErrUnstorable", bigOp.Err)
 	}
-	if have := ids(t, b, nostr.Filter{}); !slices.Equal(have, []string{ok.ID}) {
+	if have := ids(t, w, nostr.Filter{}); !slices.Equal(have, []string{ok.ID}) {
 		t.Fatalf("stored %v, want only %s", have, ok.ID)
 	}
 }
@@ -276,7 +336,7 @@ func TestWriter_UnencodableEventFailsAloneWithoutAbortingTheBatch(t *testing.T) 
 // d tag the layout does not index (empty, longer than 100 bytes): their
 // versions are found through the author+kind index.
 func TestWriter_ReplacementFindsUnindexedAddresses(t *testing.T) {
-	b, w := openBackend(t)
+	w := openWriter(t)
 	sk := nostr.GeneratePrivateKey()
 	long := string(bytes.Repeat([]byte("d"), 150))
 	for _, d := range []string{"", long} {
@@ -287,7 +347,7 @@ func TestWriter_ReplacementFindsUnindexedAddresses(t *testing.T) {
 			t.Fatalf("d of %d bytes: outcomes %v, want %v", len(d), got, want)
 		}
 	}
-	if n := len(ids(t, b, nostr.Filter{Kinds: []int{30078}})); n != 2 {
+	if n := len(ids(t, w, nostr.Filter{Kinds: []int{30078}})); n != 2 {
 		t.Fatalf("%d versions stored, want one per address (2)", n)
 	}
 }
@@ -295,7 +355,7 @@ func TestWriter_ReplacementFindsUnindexedAddresses(t *testing.T) {
 // TestWriter_DeletionByAddressOfAReplaceableKind deletes a kind 0 by its
 // "0:pubkey:" address and refuses an older re-publication.
 func TestWriter_DeletionByAddressOfAReplaceableKind(t *testing.T) {
-	b, w := openBackend(t)
+	w := openWriter(t)
 	sk := nostr.GeneratePrivateKey()
 	pk, _ := nostr.GetPublicKey(sk)
 	prof := signed(t, sk, 0, 100, nil, `{"name":"a"}`)
@@ -307,7 +367,7 @@ func TestWriter_DeletionByAddressOfAReplaceableKind(t *testing.T) {
 	if want := []Outcome{Stored, Stored, Deleted, Stored}; !slices.Equal(got, want) {
 		t.Fatalf("outcomes %v, want %v", got, want)
 	}
-	if have := ids(t, b, nostr.Filter{Kinds: []int{0}}); !slices.Equal(have, []string{newer.ID}) {
+	if have := ids(t, w, nostr.Filter{Kinds: []int{0}}); !slices.Equal(have, []string{newer.ID}) {
 		t.Fatalf("stored %v, want only the newer profile", have)
 	}
 }
