@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/agentnode/agentnode/events"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 // ErrBadPointer: ParsePointer was given something that names no event.
@@ -38,30 +37,22 @@ type Pointer struct {
 // author's profile, kind 0), with a "nostr:" prefix or none, and a
 // 64-hex event id.
 func ParsePointer(s string) (Pointer, error) {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "nostr:")
-	if len(s) == 64 && nostr.IsValid32ByteHex(s) {
-		return Pointer{ID: strings.ToLower(s)}, nil
+	if r, err := events.ParseRef(s); err == nil {
+		return Pointer{ID: r.ID, Kind: r.Kind, Author: r.Author, Identifier: r.Identifier, Relays: r.Relays}, nil
 	}
-	prefix, v, err := nip19.Decode(s)
+	pk, relays, err := events.ParsePubKeyHints(s)
 	if err != nil {
-		return Pointer{}, fmt.Errorf("%w: %v", ErrBadPointer, err)
+		return Pointer{}, fmt.Errorf("%w: %q", ErrBadPointer, clipPointer(s))
 	}
-	switch v := v.(type) {
-	case nostr.EventPointer:
-		return Pointer{ID: v.ID, Kind: v.Kind, Author: v.Author, Relays: v.Relays}, nil
-	case nostr.EntityPointer:
-		return Pointer{Kind: v.Kind, Author: v.PublicKey, Identifier: v.Identifier, Relays: v.Relays}, nil
-	case nostr.ProfilePointer:
-		return Pointer{Kind: 0, Author: v.PublicKey, Relays: v.Relays}, nil
-	case string:
-		switch prefix {
-		case "note":
-			return Pointer{ID: v}, nil
-		case "npub":
-			return Pointer{Kind: 0, Author: v}, nil
-		}
+	return Pointer{Kind: 0, Author: pk, Relays: relays}, nil
+}
+
+// clipPointer shortens s for an error message.
+func clipPointer(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
 	}
-	return Pointer{}, fmt.Errorf("%w: %s", ErrBadPointer, prefix)
+	return s
 }
 
 func addressable(kind int) bool { return kind >= 30000 && kind < 40000 }

@@ -40,7 +40,7 @@ func TestParsePointer(t *testing.T) {
 			t.Errorf("ParsePointer(%.20s…) = %+v, %v; want %+v", c.in, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{"", "nsec1xyz", "hello", "npub1"} {
+	for _, bad := range []string{"", "nsec1xyz", "hello", "npub1", "naddr1qqqqxqgpwyvqvv", "nostr:naddr1qqqqxqgpwyvqvv"} {
 		if _, err := ParsePointer(bad); !errors.Is(err, ErrBadPointer) {
 			t.Errorf("ParsePointer(%q): %v, want ErrBadPointer", bad, err)
 		}
