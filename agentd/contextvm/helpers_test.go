@@ -110,9 +110,15 @@ var sessionNo atomic.Int64
 // connect opens an MCP client session to the fixture's agent as caller.
 func (f *fixture) connect(t testing.TB, caller key, enc contextvm.Encryption) *mcp.ClientSession {
 	t.Helper()
+	return f.connectVia(t, f.url, caller, enc)
+}
+
+// connectVia is connect through the relay address url (a proxy of f's).
+func (f *fixture) connectVia(t testing.TB, url string, caller key, enc contextvm.Encryption) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: caller.sk, Server: f.agent.pk, Encryption: enc, Logger: testLogger(t)}
+	tr := &contextvm.ClientTransport{Relays: []string{url}, SecretKey: caller.sk, Server: f.agent.pk, Encryption: enc, Logger: testLogger(t)}
 	// A distinct name per session: two identical initialize requests
 	// signed by one key in the same second are one event (the same id).
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: fmt.Sprint(sessionNo.Add(1))}, nil).Connect(ctx, tr, nil)
