@@ -58,7 +58,7 @@ func startFixture(t testing.TB, cfg contextvm.ServerConfig) *fixture {
 	}
 	hs := httptest.NewServer(rl)
 	f := &fixture{relay: rl, url: "ws" + strings.TrimPrefix(hs.URL, "http"), agent: newKey(), built: make(chan string, 100)}
-	cfg.Keys = func(pk string) (string, bool) { return f.agent.sk, pk == f.agent.pk }
+	cfg.Keys = func(_ context.Context, pk string) (string, bool) { return f.agent.sk, pk == f.agent.pk }
 	cfg.Publish = rl.Publish
 	cfg.Logger = testLogger(t)
 	cfg.Build = func(_ context.Context, _, client string) (*mcp.Server, error) {

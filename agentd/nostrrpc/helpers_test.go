@@ -102,10 +102,13 @@ func (n *node) kick() {
 }
 
 // lookup is a Server's Keys.
-func (n *node) lookup(pk string) (string, bool) { sk, ok := n.keys[pk]; return sk, ok }
+func (n *node) lookup(_ context.Context, pk string) (string, bool) {
+	sk, ok := n.keys[pk]
+	return sk, ok
+}
 
 // secret is a Client's Keys.
-func (n *node) secret(pk string) (string, error) {
+func (n *node) secret(_ context.Context, pk string) (string, error) {
 	if sk, ok := n.keys[pk]; ok {
 		return sk, nil
 	}

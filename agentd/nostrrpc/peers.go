@@ -19,8 +19,8 @@ type PeerListenerConfig struct {
 	// Agents lists the local agents (hex pubkeys); it is read again every
 	// Resync and after Changed.
 	Agents func() []string
-	Keys   func(pubkey string) (sk string, ok bool) // a local agent's secret key
-	Server *Server                                  // serves what arrives
+	Keys   func(ctx context.Context, pubkey string) (sk string, ok bool) // a local agent's secret key
+	Server *Server                                                       // serves what arrives
 	Logger *slog.Logger
 	Resync time.Duration // default 5s
 }
@@ -116,7 +116,7 @@ func (l *PeerListener) reconcile(ctx context.Context, running map[listenPair]con
 		if _, ok := running[p]; ok {
 			continue
 		}
-		sk, ok := l.cfg.Keys(p.agent)
+		sk, ok := l.cfg.Keys(ctx, p.agent)
 		if !ok {
 			continue
 		}
