@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
 	"github.com/agentnode/agentnode/agentd/requester"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -29,16 +30,7 @@ func newKey() key {
 	return key{sk, pk}
 }
 
-type testWriter struct{ t testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
-func testLogger(t testing.TB) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
+func testLogger(t testing.TB) *slog.Logger { return testkit.Logger(t, slog.LevelInfo) }
 
 // fixture is a relay on loopback with a ContextVM server for one agent
 // whose MCP server has an "echo" tool.
@@ -132,11 +124,5 @@ func (f *fixture) connectVia(t testing.TB, url string, caller key, enc contextvm
 // waitFor polls cond until it holds or testWait passes.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, testWait, what, cond)
 }

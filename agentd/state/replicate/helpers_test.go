@@ -76,16 +76,7 @@ func caller(agent, owner key, capID string) state.Caller {
 	return state.Caller{Agent: agent.pk, Owner: owner.pk, Capability: capID, Scope: "sc:test", Verbs: state.AllVerbs}
 }
 
-func quietLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
+func quietLogger(t *testing.T) *slog.Logger { return testkit.Logger(t, slog.LevelWarn) }
 
 // testRelay is a relay served over a real websocket, whose client
 // connections the test can cut.
