@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/contextvm"
 	"github.com/agentnode/agentnode/agentd/requester"
 	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -44,12 +43,8 @@ type fixture struct {
 
 func startFixture(t testing.TB, cfg contextvm.ServerConfig) *fixture {
 	t.Helper()
-	rl, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Version: "test", Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(rl)
-	f := &fixture{relay: rl, url: "ws" + strings.TrimPrefix(hs.URL, "http"), agent: newKey(), built: make(chan string, 100)}
+	url, rl := testrelay.Serve(t, relay.Config{Version: "test", Logger: testLogger(t)})
+	f := &fixture{relay: rl, url: url, agent: newKey(), built: make(chan string, 100)}
 	cfg.Keys = func(_ context.Context, pk string) (string, bool) { return f.agent.sk, pk == f.agent.pk }
 	cfg.Publish = rl.Publish
 	cfg.Logger = testLogger(t)
@@ -64,16 +59,11 @@ func startFixture(t testing.TB, cfg contextvm.ServerConfig) *fixture {
 	done := make(chan struct{})
 	go func() { f.srv.Run(ctx); close(done) }()
 	<-f.srv.Ready()
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before testrelay closes the server and the relay
 		cancel()
 		<-done
 		unEph()
 		unStored()
-		hs.CloseClientConnections()
-		hs.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		rl.Close(ctx)
 	})
 	return f
 }
