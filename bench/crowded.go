@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -37,22 +36,12 @@ type CrowdedOptions struct {
 }
 
 func (o CrowdedOptions) withDefaults() CrowdedOptions {
-	pick := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	pick(&o.Events, DefaultCrowdedEvents)
-	pick(&o.EventBytes, DefaultCrowdedEventBytes)
-	pick(&o.Defs, DefaultCrowdedDefs)
-	pick(&o.DefBytes, DefaultCrowdedDefBytes)
-	pick(&o.Conns, DefaultCrowdedConns)
-	if o.Dir == "" {
-		o.Dir = os.TempDir()
-	}
-	if o.Progress == nil {
-		o.Progress = io.Discard
-	}
+	orDefault(&o.Events, DefaultCrowdedEvents)
+	orDefault(&o.EventBytes, DefaultCrowdedEventBytes)
+	orDefault(&o.Defs, DefaultCrowdedDefs)
+	orDefault(&o.DefBytes, DefaultCrowdedDefBytes)
+	orDefault(&o.Conns, DefaultCrowdedConns)
+	o.Dir, o.Progress = orTempDir(o.Dir), orDiscard(o.Progress)
 	return o
 }
 
@@ -97,18 +86,8 @@ func RunCrowded(ctx context.Context, opts CrowdedOptions) (*CrowdedReport, error
 	return rep, nil
 }
 
-func withCrowdedRelay(ctx context.Context, opts CrowdedOptions, label string, fn func(*server) error) (err error) {
-	dir, err := os.MkdirTemp(opts.Dir, "agentnode-bench-crowded-"+label+"-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	s, err := serve(ctx, openers[0], dir)
-	if err != nil {
-		return err
-	}
-	defer closeServer(s, &err)
-	return fn(s)
+func withCrowdedRelay(ctx context.Context, opts CrowdedOptions, label string, fn func(*server) error) error {
+	return withFreshRelay(ctx, opts.Dir, "crowded-"+label, fn)
 }
 
 func crowdedREQ(ctx context.Context, s *server, opts CrowdedOptions, f *AttackFigures) error {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,22 +39,12 @@ type HostileOptions struct {
 }
 
 func (o HostileOptions) withDefaults() HostileOptions {
-	pick := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	pick(&o.Events, DefaultHostileEvents)
-	pick(&o.SlowReaders, DefaultHostileSlowReaders)
-	pick(&o.Stored, DefaultHostileStored)
-	pick(&o.Counts, DefaultHostileCounts)
-	pick(&o.Reqs, DefaultHostileReqs)
-	if o.Dir == "" {
-		o.Dir = os.TempDir()
-	}
-	if o.Progress == nil {
-		o.Progress = io.Discard
-	}
+	orDefault(&o.Events, DefaultHostileEvents)
+	orDefault(&o.SlowReaders, DefaultHostileSlowReaders)
+	orDefault(&o.Stored, DefaultHostileStored)
+	orDefault(&o.Counts, DefaultHostileCounts)
+	orDefault(&o.Reqs, DefaultHostileReqs)
+	o.Dir, o.Progress = orTempDir(o.Dir), orDiscard(o.Progress)
 	return o
 }
 
@@ -97,18 +86,8 @@ func RunHostile(ctx context.Context, opts HostileOptions) (*HostileReport, error
 
 // withHostileRelay serves the agentnode relay on a fresh data directory
 // under opts.Dir for the length of fn, then closes and removes both.
-func withHostileRelay(ctx context.Context, opts HostileOptions, label string, fn func(*server) error) (err error) {
-	dir, err := os.MkdirTemp(opts.Dir, "agentnode-bench-hostile-"+label+"-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	s, err := serve(ctx, openers[0], dir)
-	if err != nil {
-		return err
-	}
-	defer closeServer(s, &err)
-	return fn(s)
+func withHostileRelay(ctx context.Context, opts HostileOptions, label string, fn func(*server) error) error {
+	return withFreshRelay(ctx, opts.Dir, "hostile-"+label, fn)
 }
 
 func hostileSlowReaders(ctx context.Context, opts HostileOptions, rep *HostileReport) error {

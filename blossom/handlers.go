@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentnode/agentnode/events"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 // handleBlob is BUD-01 GET/HEAD and BUD-02 DELETE of /<sha256>[.ext].
@@ -120,11 +120,7 @@ func listLimit(v string) (int, error) {
 // parsePubKey reads a 64-hex pubkey or an npub.
 func parsePubKey(s string) (string, error) {
 	if strings.HasPrefix(s, "npub1") {
-		_, v, err := nip19.Decode(s)
-		if err != nil {
-			return "", err
-		}
-		return v.(string), nil
+		return events.ParsePubKey(s)
 	}
 	if !nostr.IsValid32ByteHex(s) {
 		return "", errors.New("not a pubkey")

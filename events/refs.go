@@ -143,3 +143,16 @@ func decodeNIP19(s string) (prefix string, value any, err error) {
 	}()
 	return nip19.Decode(s)
 }
+
+// ParsePubKeyHints accepts what ParsePubKey accepts and also returns the relay
+// hints of an nprofile (nil for an npub or hex). It never panics on
+// malformed NIP-19 data.
+func ParsePubKeyHints(s string) (pubkey string, relays []string, err error) {
+	pubkey, err = ParsePubKey(s)
+	if err != nil {
+		return "", nil, err
+	}
+	_, value, _ := decodeNIP19(cleanInput(s))
+	p, _ := value.(nostr.ProfilePointer)
+	return pubkey, p.Relays, nil
+}

@@ -187,3 +187,24 @@ func corruptLast(s string) string {
 	}
 	return s[:len(s)-1] + string(last)
 }
+
+func TestParsePubKeyHints(t *testing.T) {
+	pk := testkit.NewKey(t).PK
+	must := mustFor(t)
+	pkb, _ := hex.DecodeString(pk)
+	for _, in := range []string{pk, "nostr:" + must(nip19.EncodePublicKey(pk))} {
+		if got, relays, err := events.ParsePubKeyHints(in); err != nil || got != pk || relays != nil {
+			t.Errorf("ParsePubKeyHints(%.20s…) = %s, %v, %v", in, got, relays, err)
+		}
+	}
+	got, relays, err := events.ParsePubKeyHints(vecNprofile)
+	if err != nil || got != vecProfHex || len(relays) != 2 {
+		t.Errorf("ParsePubKeyHints(nprofile) = %s, %v, %v", got, relays, err)
+	}
+	shortKind := append(append([]byte{0, 1, 'x', 2, 32}, pkb...), 3, 1, 5)
+	for _, in := range []string{"", vecNsec, "naddr1qqqqxqgpwyvqvv", bech32Encode("naddr", shortKind), bech32Encode("nprofile", []byte{0, 3, 1, 2, 3})} {
+		if _, _, err := events.ParsePubKeyHints(in); !errors.Is(err, events.ErrBadPubKey) {
+			t.Errorf("ParsePubKeyHints(%q) error = %v, want ErrBadPubKey", in, err)
+		}
+	}
+}

@@ -115,7 +115,7 @@ func TestA2A_strangersCostAtMostTheBudget(t *testing.T) {
 		pks = append(pks, pk)
 	}
 	cl := nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: []string{n.url},
-		Keys: func(pk string) (string, error) { return keys[pk], nil }})
+		Keys: func(_ context.Context, pk string) (string, error) { return keys[pk], nil }})
 	t.Cleanup(func() { cl.Close() })
 	start := time.Now()
 	params, _ := json.Marshal(map[string]any{"content": map[string]any{"type": "request",

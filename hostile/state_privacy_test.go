@@ -136,7 +136,7 @@ type stranger struct {
 func newStranger(t *testing.T, n *node) stranger {
 	k := testkit.NewKey(t)
 	c := nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: []string{n.url},
-		Keys: func(string) (string, error) { return k.SK, nil }})
+		Keys: func(context.Context, string) (string, error) { return k.SK, nil }})
 	t.Cleanup(func() { c.Close() })
 	return stranger{key: k, rpc: c}
 }

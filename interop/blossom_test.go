@@ -3,7 +3,6 @@ package interop_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -15,15 +14,7 @@ import (
 // Blossom server with a key the node's config allows, and a stranger's
 // upload is refused.
 func TestBlossomClientSDK(t *testing.T) {
-	root := moduleRoot(t)
-	dir := filepath.Join(root, "interop")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "blossom-client-sdk")); err != nil {
-		t.Fatalf("interop npm packages are not installed (%v): run `make test` (it installs the interop npm packages)", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node not found (%v): the interop suite needs node 20+", err)
-	}
+	root, dir, node := nodeSuite(t, "blossom-client-sdk")
 	sk := nostr.GeneratePrivateKey()
 	pk, _ := nostr.GetPublicKey(sk)
 	config := filepath.Join(t.TempDir(), "config.json")

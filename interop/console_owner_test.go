@@ -2,7 +2,6 @@ package interop_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,11 +36,7 @@ type ownerConsoleReport struct {
 func TestOwnerSignsInWithNostrKey(t *testing.T) {
 	root := moduleRoot(t)
 	node := browserPrereqs(t, root)
-	shots := filepath.Join(root, "interop", "testdata", "artifacts", "console-owner")
-	os.RemoveAll(shots)
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	shots := artifactsDir(t, root, "console-owner")
 	bin := buildAgentnode(t, root)
 	data := t.TempDir()
 	srv := startServerWith(t, bin, data, nil)

@@ -2,7 +2,6 @@ package interop_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,19 +39,12 @@ type consoleReport struct {
 func TestOwnerConsoleInChromium(t *testing.T) {
 	root := moduleRoot(t)
 	node := browserPrereqs(t, root)
-	shots := filepath.Join(root, "interop", "testdata", "artifacts", "console")
-	os.RemoveAll(shots)
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	shots := artifactsDir(t, root, "console")
 	bin := buildAgentnode(t, root)
 	data := t.TempDir()
 	srv := startServerWith(t, bin, data, nil)
 	t.Cleanup(func() { srv.stop(t) })
-	token, err := os.ReadFile(filepath.Join(data, "agents", "api.token"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	token := apiToken(t, data)
 	store, err := consent.Open(context.Background(), consent.Config{Path: filepath.Join(data, "agents", "consent.db")})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +58,7 @@ func TestOwnerConsoleInChromium(t *testing.T) {
 	}
 
 	spec := map[string]string{"chromium": chromiumPath, "shots": shots, "base": "http://" + srv.addr,
-		"token": strings.TrimSpace(string(token)), "wrong": "not-the-token", "approval": asked.ID}
+		"token": token, "wrong": "not-the-token", "approval": asked.ID}
 	var r consoleReport
 	runBrowserScript(t, node, root, "console.mjs", spec, &r)
 	switch {

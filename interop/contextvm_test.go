@@ -27,15 +27,7 @@ import (
 // opens the note state, a write is PERMISSION_DENIED (the caller is the
 // requester); and the discovery finds the agent from its announcements.
 func TestContextVMInterop(t *testing.T) {
-	root := moduleRoot(t)
-	dir := filepath.Join(root, "interop")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@contextvm", "sdk")); err != nil {
-		t.Fatalf("interop npm packages are not installed (%v): run `make test` (it installs the interop npm packages)", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node not found (%v): the interop suite needs node 20+", err)
-	}
+	root, dir, node := nodeSuite(t, "@contextvm/sdk")
 	bin := buildAgentnode(t, root)
 	data := t.TempDir()
 	srv := startServerWith(t, bin, data, nil)
@@ -66,15 +58,7 @@ func TestContextVMInterop(t *testing.T) {
 // agent calls the stock server through an mcp_service binding whose
 // service_uri is nostr:<npub>, its output schema coming from the server.
 func TestContextVMServerInterop(t *testing.T) {
-	root := moduleRoot(t)
-	dir := filepath.Join(root, "interop")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@contextvm", "sdk")); err != nil {
-		t.Fatalf("interop npm packages are not installed (%v): run `make test` (it installs the interop npm packages)", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node not found (%v): the interop suite needs node 20+", err)
-	}
+	root, dir, node := nodeSuite(t, "@contextvm/sdk")
 	bin := buildAgentnode(t, root)
 	plain := startPlainRelay(t, bin)
 	data := t.TempDir()
@@ -85,12 +69,9 @@ func TestContextVMServerInterop(t *testing.T) {
 	npub, _ := nip19.EncodePublicKey(serverPK)
 	startStockServer(t, node, dir, "ws://"+srv.addr, serverSK)
 	installNote(t, bin, root, srv.addr, data, agent, `service_uri: "nostr:`+npub+`"`)
-	token, err := os.ReadFile(filepath.Join(data, "agents", "api.token"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	token := apiToken(t, data)
 	runNodeFile(t, node, dir, "contextvm-server.test.mjs", "RELAY_URL=ws://"+srv.addr, "PLAIN_RELAY_URL="+plain,
-		"AGENT_MCP_URL=http://"+srv.addr+"/mcp/agents/"+agent, "API_TOKEN="+strings.TrimSpace(string(token)))
+		"AGENT_MCP_URL=http://"+srv.addr+"/mcp/agents/"+agent, "API_TOKEN="+token)
 	srv.stop(t)
 }
 
@@ -102,20 +83,11 @@ func startStockServer(t *testing.T, node, dir, relayURL, sk string) {
 	cmd := exec.Command(node, "contextvm-stock-server.mjs")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "RELAY_URL="+relayURL, "SERVER_SK="+sk)
-	logs := &lineLogger{t: t, prefix: "stock server: "}
-	cmd.Stderr = logs
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logs.flush()
-	})
+	startLogged(t, cmd, "stock server: ")
 	ready := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -143,16 +115,7 @@ func startPlainRelay(t *testing.T, bin string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "bench", "serve", "--relay", "khatru+lmdb", "--listen", addr, "--dir", t.TempDir())
-	logs := &lineLogger{t: t, prefix: "bench serve: "}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logs.flush()
-	})
+	startLogged(t, cmd, "bench serve: ")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if c, err := net.Dial("tcp", addr); err == nil {

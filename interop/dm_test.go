@@ -6,9 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -32,15 +30,7 @@ const scriptedPrefix = "scripted answer to: "
 // through the CLI, then the node restarts so that the DM service (which
 // announces every agent's kind 10050 at start) knows it.
 func TestNostrToolsDM(t *testing.T) {
-	root := moduleRoot(t)
-	dir := filepath.Join(root, "interop")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "nostr-tools")); err != nil {
-		t.Fatalf("interop npm packages are not installed (%v): run `make test` (it installs the interop npm packages)", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node not found (%v): the interop suite needs node 20+", err)
-	}
+	root, dir, node := nodeSuite(t, "nostr-tools")
 	bin := buildAgentnode(t, root)
 	llm := startScriptedModel(t)
 	data := t.TempDir()

@@ -31,15 +31,7 @@ const (
 // postgres: --postgres on a fresh database of the test cluster,
 // internal/pgtest). -run 'TestNostrToolsInterop/postgres' picks one.
 func TestNostrToolsInterop(t *testing.T) {
-	root := moduleRoot(t)
-	dir := filepath.Join(root, "interop")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "nostr-tools")); err != nil {
-		t.Fatalf("interop npm packages are not installed (%v): run `make test` (it installs the interop npm packages)", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node not found (%v): the interop suite needs node 20+", err)
-	}
+	root, dir, node := nodeSuite(t, "nostr-tools")
 
 	bin := buildAgentnode(t, root)
 	for _, mode := range []string{"lmdb", "postgres"} {

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -15,26 +14,15 @@ import (
 // after `agentnode cap publish`, and the Agent Context Protocol on /acp
 // (initialize, tools/list, agentSearch finding an installed agent).
 func TestMCPSDKInterop(t *testing.T) {
-	root := moduleRoot(t)
-	dir := filepath.Join(root, "interop")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		t.Fatalf("interop npm packages are not installed (%v): run `make test` (it installs the interop npm packages)", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node not found (%v): the interop suite needs node 20+", err)
-	}
+	root, dir, node := nodeSuite(t, "@modelcontextprotocol/sdk")
 	bin := buildAgentnode(t, root)
 	data := t.TempDir()
 	srv := startServerWith(t, bin, data, nil)
 	agent := installAgent(t, bin, srv.addr, data)
 	publishNotePackage(t, bin, root, srv.addr)
-	token, err := os.ReadFile(filepath.Join(data, "agents", "api.token"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	token := apiToken(t, data)
 	runNodeFile(t, node, dir, "mcp.test.mjs", "MCP_URL=http://"+srv.addr+"/mcp", "ACP_URL=http://"+srv.addr+"/acp",
-		"API_TOKEN="+strings.TrimSpace(string(token)), "CAP_NAME=note", "AGENT_PUBKEY="+agent)
+		"API_TOKEN="+token, "CAP_NAME=note", "AGENT_PUBKEY="+agent)
 	srv.stop(t)
 }
 

@@ -48,7 +48,7 @@ var phoneWidths = []int{390, 1280}
 func TestWebPagesFitPhones(t *testing.T) {
 	root := moduleRoot(t)
 	node := browserPrereqs(t, root)
-	shots := artifactsDir(t, root)
+	shots := artifactsDir(t, root, "web")
 	f := startWebFixture(t, root)
 	base := "http://" + f.addr
 	var c struct{ ID string }

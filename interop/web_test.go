@@ -86,7 +86,7 @@ type webFixture struct {
 func TestWebPagesInChromium(t *testing.T) {
 	root := moduleRoot(t)
 	node := browserPrereqs(t, root)
-	shots := artifactsDir(t, root)
+	shots := artifactsDir(t, root, "web")
 	f := startWebFixture(t, root)
 	base := "http://" + f.addr
 	agentURL := base + "/agents/" + f.agentNpub
@@ -122,19 +122,6 @@ func browserPrereqs(t *testing.T, root string) string {
 		t.Fatalf("node not found (%v): the browser tests need node 20+", err)
 	}
 	return node
-}
-
-// artifactsDir is interop/testdata/artifacts/web (ignored by git), emptied.
-func artifactsDir(t *testing.T, root string) string {
-	t.Helper()
-	dir := filepath.Join(root, "interop", "testdata", "artifacts", "web")
-	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // startWebFixture builds and serves the node and fills it with the CLI.

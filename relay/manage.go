@@ -62,7 +62,7 @@ type management struct {
 	mu             sync.RWMutex
 	operators      map[string]bool
 	agentKindsOnly bool
-	exempt         func(pubkey string) bool // the node's own agents (SetExempt)
+	exempt         func(ctx context.Context, pubkey string) bool // the node's own agents (SetExempt)
 }
 
 // openManagement loads the lists from dataDir ("" keeps them in memory).
@@ -100,18 +100,18 @@ func (m *management) isOperator(pubkey string) bool {
 
 // isExempt reports whether pubkey is exempt from the pubkey allowlist:
 // an operator or one of the node's agents.
-func (m *management) isExempt(pubkey string) bool {
+func (m *management) isExempt(ctx context.Context, pubkey string) bool {
 	m.mu.RLock()
 	exempt, op := m.exempt, m.operators[pubkey]
 	m.mu.RUnlock()
-	return op || (exempt != nil && exempt(pubkey))
+	return op || (exempt != nil && exempt(ctx, pubkey))
 }
 
 // reject is the RejectEvent policy of the lists: banned events and
 // pubkeys, the pubkey allowlist (gift wraps are exempt: their pubkey is
 // a one-time key), the kind lists and the agent-kinds switch.
-func (m *management) reject(_ context.Context, evt *nostr.Event) (bool, string) {
-	if msg := m.rejectPubkey(evt); msg != "" {
+func (m *management) reject(ctx context.Context, evt *nostr.Event) (bool, string) {
+	if msg := m.rejectPubkey(ctx, evt); msg != "" {
 		return true, msg
 	}
 	if msg := m.rejectKind(evt.Kind); msg != "" {
@@ -120,7 +120,7 @@ func (m *management) reject(_ context.Context, evt *nostr.Event) (bool, string) 
 	return false, ""
 }
 
-func (m *management) rejectPubkey(evt *nostr.Event) string {
+func (m *management) rejectPubkey(ctx context.Context, evt *nostr.Event) string {
 	l := m.lists
 	l.mu.RLock()
 	_, eventBanned := l.st.BannedEvents[evt.ID]
@@ -133,7 +133,7 @@ func (m *management) rejectPubkey(evt *nostr.Event) string {
 		return "blocked: this event is banned by the relay's operator"
 	case banned:
 		return "blocked: this pubkey is banned by the relay's operator"
-	case allowlist && !allowed && evt.Kind != 1059 && !m.isExempt(evt.PubKey):
+	case allowlist && !allowed && evt.Kind != 1059 && !m.isExempt(ctx, evt.PubKey):
 		return "blocked: this relay accepts events only from the pubkeys its operator allows"
 	}
 	return ""
@@ -171,8 +171,9 @@ func (r *Relay) SetManagement(operators []string, agentKindsOnly bool) error {
 
 // SetExempt names the pubkeys the pubkey allowlist does not apply to (the
 // node's own agents: they must publish whatever the operator lists). Call
-// it before serving; fn must be quick and safe for concurrent use.
-func (r *Relay) SetExempt(fn func(pubkey string) bool) {
+// it before serving; fn must be quick and safe for concurrent use. Its ctx
+// is the publishing connection's request.
+func (r *Relay) SetExempt(fn func(ctx context.Context, pubkey string) bool) {
 	r.manage.mu.Lock()
 	defer r.manage.mu.Unlock()
 	r.manage.exempt = fn

@@ -4,8 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/agentnode/agentnode/events"
 )
 
 // maxRequestHints bounds the relay hints one request passes on.
@@ -42,10 +41,8 @@ func withProfileHints(ctx context.Context, ref string) context.Context {
 	if !strings.HasPrefix(strings.TrimPrefix(strings.TrimSpace(ref), "nostr:"), "nprofile1") {
 		return ctx
 	}
-	if _, v, err := nip19.Decode(strings.TrimPrefix(strings.TrimSpace(ref), "nostr:")); err == nil {
-		if p, ok := v.(nostr.ProfilePointer); ok {
-			return WithHints(ctx, p.Relays)
-		}
+	if _, relays, err := events.ParsePubKeyHints(ref); err == nil && len(relays) > 0 {
+		return WithHints(ctx, relays)
 	}
 	return ctx
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/agentnode/agentnode/internal/backoff"
 )
 
 // Channel is the LISTEN/NOTIFY channel on which agentpg announces changes
@@ -31,41 +33,41 @@ func notify(ctx context.Context, tx pgx.Tx, topic string) error {
 	return err
 }
 
+// listenRetry spaces Listen's reconnections (internal/backoff, the one
+// schedule): a quarter second after a connection that was listening, up to
+// 30 s while the database stays away.
+var listenRetry = backoff.Backoff{Min: 250 * time.Millisecond, Max: 30 * time.Second}
+
 // Listen calls fn with the topic of every change committed through any
 // instance (this one's included), from its own connection, until ctx
 // ends; then it returns nil. After every (re)connection it calls
 // fn(TopicAll) first, as changes may have been missed. fn runs on Listen's
-// goroutine; keep it short.
+// goroutine; keep it short. A broken connection is reconnected on
+// listenRetry's schedule.
 func (db *DB) Listen(ctx context.Context, fn func(topic string)) error {
-	for {
-		err := db.listenOnce(ctx, fn)
-		if ctx.Err() != nil {
-			return nil
-		}
-		_ = err // the connection broke: reconnect after a pause
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
+	listenRetry.Loop(ctx, func(ctx context.Context) (bool, error) {
+		return db.listenOnce(ctx, fn)
+	}, nil)
+	return nil
 }
 
-func (db *DB) listenOnce(ctx context.Context, fn func(string)) error {
+// listenOnce listens on one connection until it breaks or ctx ends;
+// listening reports whether LISTEN took (the session counts as healthy).
+func (db *DB) listenOnce(ctx context.Context, fn func(string)) (listening bool, err error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	pc := conn.Hijack() // a listening connection never goes back to the pool
 	defer pc.Close(context.WithoutCancel(ctx))
 	if _, err := pc.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
-		return fmt.Errorf("agentpg: listen: %w", err)
+		return false, fmt.Errorf("agentpg: listen: %w", err)
 	}
 	fn(TopicAll)
 	for {
 		n, err := pc.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return true, err
 		}
 		fn(n.Payload)
 	}

@@ -2,6 +2,7 @@ package agentpg_test
 
 import (
 	"context"
+	neturl "net/url"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/recordstest"
 	"github.com/agentnode/agentnode/agentd/tasks"
 	"github.com/agentnode/agentnode/internal/pgtest"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // next reads topics until want arrives, or fails after a deadline.
@@ -73,6 +75,37 @@ func TestDB_Listen(t *testing.T) {
 	}
 	next(t, topics, agentpg.TopicAll)
 	if err := a.Agents().Put(ctx, recordstest.Agent("y")); err != nil {
+		t.Fatal(err)
+	}
+	next(t, topics, agentpg.TopicAgents)
+}
+
+// TestDB_Listen_databaseAway: a listener whose database goes away keeps
+// retrying on the backoff schedule (each retry refused) without calling
+// fn, and when the database is back it listens again and says so
+// (TopicAll), then hears changes as before.
+func TestDB_Listen_databaseAway(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	url := pgtest.URL(t)
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outage := testkit.NewOutage(t, u.Host)
+	u.Host = outage.Addr()
+	a, b := openDB(t, url), openDB(t, u.String())
+	topics := make(chan string, 64)
+	done := make(chan struct{})
+	go func() { b.Listen(ctx, func(s string) { topics <- s }); close(done) }()
+	defer func() { cancel(); <-done }()
+	next(t, topics, agentpg.TopicAll)
+
+	outage.Down()
+	testkit.WaitFor(t, 30*time.Second, "three reconnections refused", func() bool { return outage.Refused() >= 3 })
+	outage.Up()
+	next(t, topics, agentpg.TopicAll)
+	if err := a.Agents().Put(ctx, recordstest.Agent("z")); err != nil {
 		t.Fatal(err)
 	}
 	next(t, topics, agentpg.TopicAgents)

@@ -135,8 +135,8 @@ func localSet(keys ...key) func(string) bool {
 	return func(pk string) bool { return m[strings.ToLower(pk)] }
 }
 
-func keysOf(keys ...key) func(string) (string, error) {
-	return func(pk string) (string, error) {
+func keysOf(keys ...key) func(context.Context, string) (string, error) {
+	return func(_ context.Context, pk string) (string, error) {
 		for _, k := range keys {
 			if k.pk == pk {
 				return k.sk, nil

@@ -116,7 +116,7 @@ type Config struct {
 	// batch's answer keeps its order.
 	Forward func(ctx context.Context, method string, params json.RawMessage, target string) (result json.RawMessage, handled bool, err error)
 	// Keys returns a local agent's secret key (agentEvaluate signs with it).
-	Keys func(agent string) (string, error)
+	Keys func(ctx context.Context, agent string) (string, error)
 	// Name and Version are the serverInfo initialize returns.
 	Name, Version string
 	// Timeout bounds a message or a task without deadline; 0: DefaultTimeout.
@@ -191,7 +191,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Local = func(string) bool { return false }
 	}
 	if cfg.Keys == nil {
-		cfg.Keys = func(string) (string, error) { return "", errors.New("no keys") }
+		cfg.Keys = func(context.Context, string) (string, error) { return "", errors.New("no keys") }
 	}
 	if cfg.Name == "" {
 		cfg.Name = "agentnode"

@@ -160,7 +160,7 @@ func (s *Service) agentEvaluate(ctx context.Context, raw json.RawMessage) (any, 
 	if !s.cfg.Local(evaluator) {
 		return nil, invalidPayload("evaluator must be an agent on this node (it signs the review)")
 	}
-	sk, err := s.cfg.Keys(evaluator)
+	sk, err := s.cfg.Keys(ctx, evaluator)
 	if err != nil {
 		return nil, err
 	}

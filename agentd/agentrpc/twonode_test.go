@@ -125,7 +125,10 @@ func startTwoNodes(t testing.TB) *twoNodes {
 	bSvc := agentrpc.New(agentrpc.Config{Token: testToken, Directory: bDir, Tasks: openTasks(t, bTmp, nil), Consent: n.bConsent,
 		Messenger: n.bEcho, Local: bLocal, Keys: keysOf(bob, frank), Logger: quiet})
 	testkit.Run(t, "b acp", bSvc.Run, bSvc.Ready())
-	lookup := func(pk string) (string, bool) { sk, err := keysOf(bob, frank)(pk); return sk, err == nil }
+	lookup := func(ctx context.Context, pk string) (string, bool) {
+		sk, err := keysOf(bob, frank)(ctx, pk)
+		return sk, err == nil
+	}
 	rpcSrv := nostrrpc.NewServer(nostrrpc.ServerConfig{Source: n.bRelay, Publish: n.bRelay.Publish, Keys: lookup, Handler: bSvc, Logger: quiet})
 	testkit.Run(t, "b 25910 server", rpcSrv.Run, rpcSrv.Ready())
 

@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/agentnode/agentnode/events"
 )
 
 // Revocation is one revoked agent.
@@ -20,20 +19,11 @@ type Revocation struct {
 // AgentID turns an npub or hex pubkey into lower-case hex, or an error
 // wrapping ErrBadAgent.
 func AgentID(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "npub1") {
-		if _, v, err := nip19.Decode(s); err == nil {
-			if pk, ok := v.(string); ok {
-				return pk, nil
-			}
-		}
-		return "", fmt.Errorf("%w: %q", ErrBadAgent, s)
+	pk, err := events.ParsePubKey(s) // not nip19.Decode: it panics on malformed data
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadAgent, err)
 	}
-	s = strings.ToLower(s)
-	if !nostr.IsValid32ByteHex(s) {
-		return "", fmt.Errorf("%w: %q (want 64 hex or an npub)", ErrBadAgent, s)
-	}
-	return s, nil
+	return pk, nil
 }
 
 // Revoked reports whether agent (hex) is revoked. It reads memory only,

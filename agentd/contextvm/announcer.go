@@ -17,7 +17,7 @@ type AnnouncerConfig struct {
 	// Agents are the agents to announce (those running here).
 	Agents func() []string
 	// Keys is an agent's secret key; ok false: not one to announce.
-	Keys func(agent string) (sk string, ok bool)
+	Keys func(ctx context.Context, agent string) (sk string, ok bool)
 	// Server builds the agent's MCP server, whose lists are announced.
 	Server func(ctx context.Context, agent string) (*mcp.Server, error)
 	// Info is what the agent's server announcement says besides its lists.
@@ -80,7 +80,7 @@ func (a *Announcer) Announce(ctx context.Context) {
 	live := map[string]bool{}
 	for _, pk := range a.cfg.Agents() {
 		live[pk] = true
-		sk, ok := a.cfg.Keys(pk)
+		sk, ok := a.cfg.Keys(ctx, pk)
 		if !ok {
 			continue
 		}

@@ -29,7 +29,7 @@ func TestAnnouncer_announcesAndRetracts(t *testing.T) {
 	agents := []string{alice.pk, bob.pk}
 	a := contextvm.NewAnnouncer(contextvm.AnnouncerConfig{
 		Agents:  func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(agents) },
-		Keys:    func(pk string) (string, bool) { sk, ok := keys[pk]; return sk, ok },
+		Keys:    func(_ context.Context, pk string) (string, bool) { sk, ok := keys[pk]; return sk, ok },
 		Server:  func(context.Context, string) (*mcp.Server, error) { return echoServer(), nil },
 		Info:    func(string) contextvm.ServerInfo { return contextvm.ServerInfo{Name: "echo agent"} },
 		Relays:  func() []string { return []string{"ws://127.0.0.1:1"} },

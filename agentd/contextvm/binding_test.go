@@ -3,6 +3,7 @@ package contextvm_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -66,5 +67,23 @@ func TestParseServerURI(t *testing.T) {
 	}
 	if _, _, err := contextvm.ParseServerURI("nostr:nsec1abc"); err == nil {
 		t.Fatal("an nsec was taken for a server")
+	}
+}
+
+// A service_uri comes from a published package: malformed NIP-19 data is
+// ErrBadServerURI, never a panic (go-nostr's decoder panics on an naddr whose
+// kind field is shorter than four bytes).
+func TestParseServerURI_malformed(t *testing.T) {
+	for _, uri := range []string{
+		"naddr1qqqqxqgpwyvqvv",
+		"nostr:naddr1qqqqxqgpwyvqvv",
+		" nostr:naddr1qqqqxqgpwyvqvv ",
+		"nostr:",
+		"npub1",
+		"nprofile1qqqqqqqq",
+	} {
+		if _, _, err := contextvm.ParseServerURI(uri); !errors.Is(err, contextvm.ErrBadServerURI) {
+			t.Errorf("ParseServerURI(%q) = %v, want ErrBadServerURI", uri, err)
+		}
 	}
 }

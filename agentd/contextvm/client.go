@@ -7,12 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/backoff"
 	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
@@ -97,19 +99,27 @@ type clientConn struct {
 	tagged    bool            // our discovery tags went out
 }
 
+// replyRetry spaces the reply subscription's reconnections
+// (internal/backoff, the one schedule; it starts over after a subscription
+// that went live).
+var replyRetry = backoff.Backoff{Min: 250 * time.Millisecond, Max: 30 * time.Second}
+
 // listen keeps a subscription to the replies on r until ctx ends,
-// subscribing again (with a backoff) when it drops.
+// subscribing again (on replyRetry's schedule) when it drops.
 func (c *clientConn) listen(ctx context.Context, r *relayclient.Relay) {
 	defer r.Close()
 	f := nostr.Filter{Kinds: []int{KindMessage, KindGiftWrap, KindEphemeralGiftWrap}, Tags: nostr.TagMap{"p": {c.pub}},
 		Since: ptr(nostr.Now())}
-	for n := 0; ctx.Err() == nil; n++ {
-		err := r.Subscribe(ctx, nostr.Filters{f}, c.receive, func() { c.liveOnce.Do(func() { close(c.live) }) })
-		if ctx.Err() == nil {
-			c.log.Debug("contextvm: reply subscription ended", "relay", r.URL(), "err", err)
-			relayclient.Sleep(ctx, relayclient.DefaultBackoff.Delay(n))
-		}
-	}
+	replyRetry.Loop(ctx, func(ctx context.Context) (bool, error) {
+		var up atomic.Bool
+		err := r.Subscribe(ctx, nostr.Filters{f}, c.receive, func() {
+			up.Store(true)
+			c.liveOnce.Do(func() { close(c.live) })
+		})
+		return up.Load(), err
+	}, func(rt backoff.Retry) {
+		c.log.Debug("contextvm: reply subscription ended", "relay", r.URL(), "err", rt.Err, "retry_in", rt.Wait)
+	})
 }
 
 func ptr[T any](v T) *T { return &v }

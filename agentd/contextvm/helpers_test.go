@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
 	"github.com/agentnode/agentnode/agentd/requester"
+	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -29,16 +29,7 @@ func newKey() key {
 	return key{sk, pk}
 }
 
-type testWriter struct{ t testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
-func testLogger(t testing.TB) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
+func testLogger(t testing.TB) *slog.Logger { return testkit.Logger(t, slog.LevelInfo) }
 
 // fixture is a relay on loopback with a ContextVM server for one agent
 // whose MCP server has an "echo" tool.
@@ -52,13 +43,9 @@ type fixture struct {
 
 func startFixture(t testing.TB, cfg contextvm.ServerConfig) *fixture {
 	t.Helper()
-	rl, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Version: "test", Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(rl)
-	f := &fixture{relay: rl, url: "ws" + strings.TrimPrefix(hs.URL, "http"), agent: newKey(), built: make(chan string, 100)}
-	cfg.Keys = func(pk string) (string, bool) { return f.agent.sk, pk == f.agent.pk }
+	url, rl := testrelay.Serve(t, relay.Config{Version: "test", Logger: testLogger(t)})
+	f := &fixture{relay: rl, url: url, agent: newKey(), built: make(chan string, 100)}
+	cfg.Keys = func(_ context.Context, pk string) (string, bool) { return f.agent.sk, pk == f.agent.pk }
 	cfg.Publish = rl.Publish
 	cfg.Logger = testLogger(t)
 	cfg.Build = func(_ context.Context, _, client string) (*mcp.Server, error) {
@@ -72,16 +59,11 @@ func startFixture(t testing.TB, cfg contextvm.ServerConfig) *fixture {
 	done := make(chan struct{})
 	go func() { f.srv.Run(ctx); close(done) }()
 	<-f.srv.Ready()
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before testrelay closes the server and the relay
 		cancel()
 		<-done
 		unEph()
 		unStored()
-		hs.CloseClientConnections()
-		hs.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		rl.Close(ctx)
 	})
 	return f
 }
@@ -110,9 +92,15 @@ var sessionNo atomic.Int64
 // connect opens an MCP client session to the fixture's agent as caller.
 func (f *fixture) connect(t testing.TB, caller key, enc contextvm.Encryption) *mcp.ClientSession {
 	t.Helper()
+	return f.connectVia(t, f.url, caller, enc)
+}
+
+// connectVia is connect through the relay address url (a proxy of f's).
+func (f *fixture) connectVia(t testing.TB, url string, caller key, enc contextvm.Encryption) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: caller.sk, Server: f.agent.pk, Encryption: enc, Logger: testLogger(t)}
+	tr := &contextvm.ClientTransport{Relays: []string{url}, SecretKey: caller.sk, Server: f.agent.pk, Encryption: enc, Logger: testLogger(t)}
 	// A distinct name per session: two identical initialize requests
 	// signed by one key in the same second are one event (the same id).
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: fmt.Sprint(sessionNo.Add(1))}, nil).Connect(ctx, tr, nil)
@@ -126,11 +114,5 @@ func (f *fixture) connect(t testing.TB, caller key, enc contextvm.Encryption) *m
 // waitFor polls cond until it holds or testWait passes.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, testWait, what, cond)
 }

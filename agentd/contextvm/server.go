@@ -18,7 +18,7 @@ import (
 type ServerConfig struct {
 	// Keys returns a local agent's secret key (hex); ok is false for a
 	// pubkey that is not a local agent (messages to it are ignored).
-	Keys func(pubkey string) (sk string, ok bool)
+	Keys func(ctx context.Context, pubkey string) (sk string, ok bool)
 	// Build returns the MCP server of a new session of agent with client
 	// (mcpserver.AgentServer: the same surface as /mcp/agents/{agent}).
 	Build func(ctx context.Context, agent, client string) (*mcp.Server, error)
@@ -193,7 +193,7 @@ func (s *Server) work(ctx context.Context) {
 
 // serve handles one event addressed to a local agent.
 func (s *Server) serve(ctx context.Context, evt *nostr.Event) {
-	agent, sk, ok := s.addressee(evt)
+	agent, sk, ok := s.addressee(ctx, evt)
 	if !ok || s.cfg.Encryption == EncryptionDisabled && isWrap(evt.Kind) {
 		return
 	}
@@ -209,10 +209,10 @@ func (s *Server) serve(ctx context.Context, evt *nostr.Event) {
 }
 
 // addressee is the local agent evt p-tags, with its key.
-func (s *Server) addressee(evt *nostr.Event) (agent, sk string, ok bool) {
+func (s *Server) addressee(ctx context.Context, evt *nostr.Event) (agent, sk string, ok bool) {
 	for _, t := range evt.Tags {
 		if len(t) >= 2 && t[0] == "p" {
-			if sk, ok := s.cfg.Keys(t[1]); ok {
+			if sk, ok := s.cfg.Keys(ctx, t[1]); ok {
 				return t[1], sk, true
 			}
 		}

@@ -26,7 +26,7 @@ func TestDirectory_HeartbeatsDecideAvailability(t *testing.T) {
 	keys := map[string]string{a.PK: a.SK, b.PK: b.SK}
 	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
 		Agents:  func() []string { return []string{a.PK, b.PK} },
-		Keys:    func(pk string) (string, error) { return keys[pk], nil },
+		Keys:    func(_ context.Context, pk string) (string, error) { return keys[pk], nil },
 		Status:  func(pk string) directory.Status { return status[pk] },
 		Publish: rel.Publish, Now: clk.Now, Logger: quiet,
 	})
@@ -104,7 +104,7 @@ func TestHeartbeater_RunBeatsOnItsInterval(t *testing.T) {
 	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
 		Interval: 5 * time.Millisecond,
 		Agents:   func() []string { return []string{a.PK} },
-		Keys:     func(string) (string, error) { return a.SK, nil },
+		Keys:     func(context.Context, string) (string, error) { return a.SK, nil },
 		Status:   func(string) directory.Status { return directory.Status{Status: events.StatusBusy} },
 		Publish: func(ctx context.Context, evt *nostr.Event) error {
 			published.Add(1)
@@ -126,7 +126,7 @@ func TestHeartbeater_RefusesAKeyOfAnotherAgent(t *testing.T) {
 	a, b := testkit.NewKey(t), testkit.NewKey(t)
 	hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
 		Agents:  func() []string { return []string{a.PK} },
-		Keys:    func(string) (string, error) { return b.SK, nil },
+		Keys:    func(context.Context, string) (string, error) { return b.SK, nil },
 		Status:  func(string) directory.Status { return directory.Status{} },
 		Publish: func(context.Context, *nostr.Event) error { t.Error("published"); return nil },
 	})
@@ -144,7 +144,7 @@ func TestHeartbeater_SameSecondBeatsIncrease(t *testing.T) {
 	var got []*nostr.Event
 	h := directory.NewHeartbeater(directory.HeartbeaterConfig{
 		Agents: func() []string { return []string{a.PK} },
-		Keys:   func(string) (string, error) { return a.SK, nil },
+		Keys:   func(context.Context, string) (string, error) { return a.SK, nil },
 		Status: func(string) directory.Status { return directory.Status{Capacity: 1} },
 		Publish: func(_ context.Context, evt *nostr.Event) error {
 			got = append(got, evt)
@@ -184,7 +184,7 @@ func TestHeartbeater_RunBeatsEveryInterval(t *testing.T) {
 		hb := directory.NewHeartbeater(directory.HeartbeaterConfig{
 			Interval: time.Minute,
 			Agents:   func() []string { return []string{a.PK} },
-			Keys:     func(string) (string, error) { return a.SK, nil },
+			Keys:     func(context.Context, string) (string, error) { return a.SK, nil },
 			Status:   func(string) directory.Status { return directory.Status{Status: events.StatusActive} },
 			Publish:  func(context.Context, *nostr.Event) error { published.Add(1); return nil },
 			Logger:   quiet,

@@ -35,7 +35,7 @@ type HeartbeaterConfig struct {
 	// Agents lists the local agents' hex pubkeys, asked every round.
 	Agents func() []string
 	// Keys returns an agent's secret key (hex or nsec).
-	Keys func(agent string) (string, error)
+	Keys func(ctx context.Context, agent string) (string, error)
 	// Status returns an agent's current status.
 	Status func(agent string) Status
 	// Publish stores a signed event (relay.Relay.Publish).
@@ -155,7 +155,7 @@ func (h *Heartbeater) stamp(agent string) time.Time {
 
 // beatOne signs and publishes agent's heartbeat.
 func (h *Heartbeater) beatOne(ctx context.Context, agent string, s Status) error {
-	sk, err := h.cfg.Keys(agent)
+	sk, err := h.cfg.Keys(ctx, agent)
 	if err != nil {
 		return fmt.Errorf("key: %w", err)
 	}

@@ -26,7 +26,7 @@ func (s *Service) Announce(ctx context.Context, agent string) error {
 	if len(s.cfg.RelayURLs) == 0 {
 		return nil
 	}
-	sk, err := s.cfg.Keys(agent)
+	sk, err := s.cfg.Keys(ctx, agent)
 	if err != nil {
 		return fmt.Errorf("dm: announce %s: %w", agent, err)
 	}

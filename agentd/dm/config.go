@@ -82,7 +82,7 @@ type Config struct {
 	// Agents returns the local agents' pubkeys (hex); called per event.
 	Agents func() []string
 	// Keys returns an agent's secret key (hex).
-	Keys      func(pubkey string) (sk string, err error)
+	Keys      func(ctx context.Context, pubkey string) (sk string, err error)
 	Responder Responder
 
 	// StatePath is the JSON file of processed wrap ids and the watermark

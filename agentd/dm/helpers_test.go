@@ -71,7 +71,7 @@ func (n *node) config() dm.Config {
 			}
 			return pks
 		},
-		Keys: func(pk string) (string, error) {
+		Keys: func(_ context.Context, pk string) (string, error) {
 			if a, ok := n.agents[pk]; ok {
 				return a.sk, nil
 			}

@@ -53,7 +53,7 @@ func (s *Service) sort(ctx context.Context, wrap *nostr.Event) bool {
 		return false
 	}
 	log := s.cfg.Logger.With("agent", agent, "wrap", wrap.ID)
-	sk, err := s.cfg.Keys(agent)
+	sk, err := s.cfg.Keys(ctx, agent)
 	if err != nil {
 		log.Error("dm: no key for agent; the DM waits for the next start", "err", err)
 		return false

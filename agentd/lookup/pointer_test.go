@@ -24,17 +24,11 @@ func ParsePointer(s string) (Pointer, error) {
 	if r, err := events.ParseRef(s); err == nil {
 		return Pointer{ID: r.ID, Kind: r.Kind, Author: r.Author, Identifier: r.Identifier, Relays: r.Relays}, nil
 	}
-	pk, err := events.ParsePubKey(s)
+	pk, relays, err := events.ParsePubKeyHints(s)
 	if err != nil {
 		return Pointer{}, fmt.Errorf("%w: %v", ErrBadPointer, err)
 	}
-	p := Pointer{Kind: 0, Author: pk}
-	if _, v, err := nip19.Decode(strings.TrimPrefix(strings.TrimSpace(s), "nostr:")); err == nil {
-		if pp, ok := v.(nostr.ProfilePointer); ok {
-			p.Relays = pp.Relays
-		}
-	}
-	return p, nil
+	return Pointer{Kind: 0, Author: pk, Relays: relays}, nil
 }
 
 func TestParsePointer(t *testing.T) {
@@ -62,7 +56,7 @@ func TestParsePointer(t *testing.T) {
 			t.Errorf("ParsePointer(%.20s…) = %+v, %v; want %+v", c.in, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{"", "nsec1xyz", "hello", "npub1"} {
+	for _, bad := range []string{"", "nsec1xyz", "hello", "npub1", "naddr1qqqqxqgpwyvqvv", "nostr:naddr1qqqqxqgpwyvqvv"} {
 		if _, err := ParsePointer(bad); !errors.Is(err, ErrBadPointer) {
 			t.Errorf("ParsePointer(%q): %v, want ErrBadPointer", bad, err)
 		}

@@ -26,7 +26,7 @@ type ClientConfig struct {
 	Relays []string
 	// Keys returns a local agent's secret key (hex): requests are signed,
 	// encrypted and AUTHed as the calling agent.
-	Keys   func(agentPubkey string) (secretKeyHex string, err error)
+	Keys   func(ctx context.Context, agentPubkey string) (secretKeyHex string, err error)
 	Logger *slog.Logger
 }
 
@@ -75,7 +75,7 @@ func (c *Client) Close() error {
 // INVALID_INPUT, a cap_code carried in data: that code, else
 // EXECUTION_FAILED).
 func (c *Client) CallAgent(ctx context.Context, fromAgent, target, method string, params json.RawMessage) (json.RawMessage, error) {
-	sk, err := c.key(fromAgent)
+	sk, err := c.key(ctx, fromAgent)
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +98,8 @@ func (c *Client) CallAgent(ctx context.Context, fromAgent, target, method string
 }
 
 // key returns fromAgent's secret key and checks it matches.
-func (c *Client) key(fromAgent string) (string, error) {
-	sk, err := c.cfg.Keys(fromAgent)
+func (c *Client) key(ctx context.Context, fromAgent string) (string, error) {
+	sk, err := c.cfg.Keys(ctx, fromAgent)
 	if err != nil {
 		return "", capabilities.Errorf(capabilities.CodePermissionDenied, "agent %s has no key on this node", short(fromAgent))
 	}

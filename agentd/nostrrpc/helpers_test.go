@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +17,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/internal/relayclient"
 	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -34,78 +32,33 @@ func newKey() key {
 	return key{sk, pk}
 }
 
-type testWriter struct{ t testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
-func quietLogger(t testing.TB) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
+func quietLogger(t testing.TB) *slog.Logger { return testkit.Logger(t, slog.LevelWarn) }
 
 // node is one agentnode's relay on loopback with its local agents.
 type node struct {
 	relay *relay.Relay
 	url   string // ws://...
 	keys  map[string]string
-
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
 }
 
 func startNode(t testing.TB, agents ...key) *node {
 	t.Helper()
-	rl, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Version: "test", Logger: quietLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := &node{relay: rl, keys: map[string]string{}, conns: map[net.Conn]struct{}{}}
-	srv := httptest.NewUnstartedServer(rl)
-	srv.Config.ConnState = n.track
-	srv.Start()
-	n.url = "ws" + strings.TrimPrefix(srv.URL, "http")
-	t.Cleanup(func() {
-		n.kick()
-		srv.Close()
-		waitFor(t, "the relay's clients to go", func() bool { return rl.Connections() == 0 })
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		rl.Close(ctx)
-	})
+	served := testrelay.ServeCuttable(t, relay.Config{Version: "test", Logger: quietLogger(t)})
+	n := &node{relay: served.Relay, url: served.URL, keys: map[string]string{}}
 	for _, a := range agents {
 		n.keys[a.pk] = a.sk
 	}
 	return n
 }
 
-// track records the server's connections (hijacked websockets included).
-func (n *node) track(c net.Conn, s http.ConnState) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if s == http.StateNew {
-		n.conns[c] = struct{}{}
-	} else if s == http.StateClosed {
-		delete(n.conns, c)
-	}
-}
-
-// kick cuts every client connection.
-func (n *node) kick() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for c := range n.conns {
-		c.Close()
-		delete(n.conns, c)
-	}
-}
-
 // lookup is a Server's Keys.
-func (n *node) lookup(pk string) (string, bool) { sk, ok := n.keys[pk]; return sk, ok }
+func (n *node) lookup(_ context.Context, pk string) (string, bool) {
+	sk, ok := n.keys[pk]
+	return sk, ok
+}
 
 // secret is a Client's Keys.
-func (n *node) secret(pk string) (string, error) {
+func (n *node) secret(_ context.Context, pk string) (string, error) {
 	if sk, ok := n.keys[pk]; ok {
 		return sk, nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/backoff"
 	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
@@ -18,8 +19,8 @@ type PeerListenerConfig struct {
 	// Agents lists the local agents (hex pubkeys); it is read again every
 	// Resync and after Changed.
 	Agents func() []string
-	Keys   func(pubkey string) (sk string, ok bool) // a local agent's secret key
-	Server *Server                                  // serves what arrives
+	Keys   func(ctx context.Context, pubkey string) (sk string, ok bool) // a local agent's secret key
+	Server *Server                                                       // serves what arrives
 	Logger *slog.Logger
 	Resync time.Duration // default 5s
 }
@@ -115,7 +116,7 @@ func (l *PeerListener) reconcile(ctx context.Context, running map[listenPair]con
 		if _, ok := running[p]; ok {
 			continue
 		}
-		sk, ok := l.cfg.Keys(p.agent)
+		sk, ok := l.cfg.Keys(ctx, p.agent)
 		if !ok {
 			continue
 		}
@@ -125,34 +126,37 @@ func (l *PeerListener) reconcile(ctx context.Context, running map[listenPair]con
 	}
 }
 
+// peerRetry spaces a peer subscription's reconnections (internal/backoff,
+// the one schedule; it starts over after a subscription that went live).
+var peerRetry = backoff.Backoff{Min: 250 * time.Millisecond, Max: 30 * time.Second}
+
 // listen keeps one subscription open until ctx ends.
 func (l *PeerListener) listen(ctx context.Context, p listenPair, sk string) {
 	r := relayclient.New(p.relay, sk, l.log)
 	defer r.Close()
+	peerRetry.Loop(ctx, func(ctx context.Context) (bool, error) {
+		return l.subscribe(ctx, r, p)
+	}, func(rt backoff.Retry) {
+		l.log.Debug("nostrrpc: peer subscription ended", "relay", p.relay, "agent", p.agent, "err", rt.Err, "retry_in", rt.Wait)
+	})
+}
+
+// subscribe runs one subscription for p's requests on r until it ends;
+// live reports whether it reached EOSE (counted in l.live meanwhile).
+func (l *PeerListener) subscribe(ctx context.Context, r *relayclient.Relay, p listenPair) (live bool, err error) {
 	filter := nostr.Filter{Kinds: []int{Kind}, Tags: nostr.TagMap{"p": {p.agent}}}
-	backoff := relayclient.Backoff{Min: 250 * time.Millisecond, Max: 30 * time.Second}
-	for failed := 0; ; failed++ {
-		var up atomic.Bool
-		err := r.Subscribe(ctx, nostr.Filters{filter},
-			func(evt *nostr.Event) {
-				// checked before it takes a slot of the server's queue: a
-				// peer relay cannot crowd out requests with forgeries
-				if signed(evt) {
-					l.cfg.Server.Offer(evt, r.Publish)
-				}
-			},
-			func() { up.Store(true); l.live.Add(1) })
-		if up.Load() {
-			l.live.Add(-1)
-			failed = 0
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		wait := backoff.Delay(failed)
-		l.log.Debug("nostrrpc: peer subscription ended", "relay", p.relay, "agent", p.agent, "err", err, "retry_in", wait)
-		if !relayclient.Sleep(ctx, wait) {
-			return
-		}
+	var up atomic.Bool
+	err = r.Subscribe(ctx, nostr.Filters{filter},
+		func(evt *nostr.Event) {
+			// checked before it takes a slot of the server's queue: a
+			// peer relay cannot crowd out requests with forgeries
+			if signed(evt) {
+				l.cfg.Server.Offer(evt, r.Publish)
+			}
+		},
+		func() { up.Store(true); l.live.Add(1) })
+	if up.Load() {
+		l.live.Add(-1)
 	}
+	return up.Load(), err
 }

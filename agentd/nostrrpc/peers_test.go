@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentnode/agentnode/agentd/nostrrpc"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // A caller that publishes only to its own relay A reaches bob on node B,
@@ -79,4 +81,38 @@ func TestPeerListener_FollowsAgents(t *testing.T) {
 	waitFor(t, "bob's and carol's", func() bool { return pl.Live() == 2 })
 	set()
 	waitFor(t, "none", func() bool { return pl.Live() == 0 })
+}
+
+// A peer relay that goes away and comes back on the same address: the
+// listener's subscription drops, it retries on the backoff schedule while
+// the relay refuses, and it subscribes again once the relay is back, so a
+// caller that publishes only there reaches bob again.
+func TestPeerListener_ResubscribesWhenThePeerComesBack(t *testing.T) {
+	alice, bob := newKey(), newKey()
+	a, b := startNode(t, alice), startNode(t, bob)
+	srv := b.serve(t, &handler{}, 4)
+	outage := testkit.NewOutage(t, strings.TrimPrefix(a.url, "ws://"))
+	pl := nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: []string{"ws://" + outage.Addr()},
+		Agents: func() []string { return []string{bob.pk} }, Keys: b.lookup, Server: srv, Logger: quietLogger(t)})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- pl.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "B's subscription on A", func() bool { return pl.Live() == 1 })
+
+	for round := range 2 {
+		outage.Down()
+		refused := outage.Refused()
+		waitFor(t, "the subscription to drop", func() bool { return pl.Live() == 0 })
+		waitFor(t, "two retries refused", func() bool { return outage.Refused() >= refused+2 })
+		outage.Up()
+		waitFor(t, "the subscription back", func() bool { return pl.Live() == 1 })
+		out, err := a.client(t, a.url).CallAgent(callCtx(t), alice.pk, bob.pk, "echo", json.RawMessage(`{"text":"back"}`))
+		if err != nil {
+			t.Fatalf("round %d: call after the peer came back: %v", round, err)
+		}
+		if !strings.Contains(string(out), bob.pk) {
+			t.Fatalf("round %d: result %s", round, out)
+		}
+	}
 }

@@ -45,7 +45,7 @@ type ServerConfig struct {
 	Publish func(ctx context.Context, evt *nostr.Event) error // where replies go (the node's relay)
 	// Keys returns a local agent's secret key (hex); ok is false for a
 	// pubkey that is not a local agent (requests to it are ignored).
-	Keys    func(pubkey string) (sk string, ok bool)
+	Keys    func(ctx context.Context, pubkey string) (sk string, ok bool)
 	Handler Handler
 	Logger  *slog.Logger
 	// Workers is how many requests are served at once (default 4); Queue
@@ -187,7 +187,7 @@ func (s *Server) work(ctx context.Context) {
 // serve answers one request event, if it is addressed to a local agent.
 func (s *Server) serve(ctx context.Context, r request) {
 	evt := r.evt
-	agent, sk, ok := s.addressee(evt)
+	agent, sk, ok := s.addressee(ctx, evt)
 	if !ok || !s.fresh(evt) || !signed(evt) {
 		return
 	}
@@ -214,10 +214,10 @@ func (s *Server) handle(ctx context.Context, agent, from string, plain []byte) [
 }
 
 // addressee finds the local agent a request p-tags.
-func (s *Server) addressee(evt *nostr.Event) (agent, sk string, ok bool) {
+func (s *Server) addressee(ctx context.Context, evt *nostr.Event) (agent, sk string, ok bool) {
 	for _, t := range evt.Tags {
 		if len(t) >= 2 && t[0] == "p" {
-			if sk, ok := s.cfg.Keys(t[1]); ok {
+			if sk, ok := s.cfg.Keys(ctx, t[1]); ok {
 				return t[1], sk, true
 			}
 		}

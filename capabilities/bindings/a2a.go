@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
-
 	"github.com/agentnode/agentnode/capabilities"
 	"github.com/agentnode/agentnode/capabilities/acp"
+	"github.com/agentnode/agentnode/events"
 )
 
 // callA2A calls service_method on the target agent. A target_did of the
@@ -86,11 +85,11 @@ func ParseAgent(s string) (string, error) {
 	}
 	s = strings.TrimPrefix(s, "did:nostr:")
 	if strings.HasPrefix(s, "npub1") {
-		prefix, v, err := nip19.Decode(s)
-		if err != nil || prefix != "npub" {
+		pk, err := events.ParsePubKey(s)
+		if err != nil {
 			return "", fmt.Errorf("%q is not a valid npub", s)
 		}
-		return v.(string), nil
+		return pk, nil
 	}
 	if b, err := hex.DecodeString(s); err != nil || len(b) != 32 {
 		return "", fmt.Errorf("%q is not an npub, a 64-hex pubkey or a did:nostr", s)

@@ -196,8 +196,7 @@ func NormalizeAuthor(s string) (string, error) {
 	case s == "":
 		return "", nil
 	case strings.HasPrefix(s, "npub1"):
-		prefix, data, err := nip19.Decode(s)
-		if pk, ok := data.(string); err == nil && prefix == "npub" && ok {
+		if pk, err := events.ParsePubKey(s); err == nil {
 			return pk, nil
 		}
 	case nostr.IsValid32ByteHex(strings.ToLower(s)):

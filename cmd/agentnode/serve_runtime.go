@@ -158,8 +158,8 @@ func (c *ServeCommand) openDM(ctx context.Context, logger *slog.Logger) error {
 // secretKey is a local agent's secret key. The 25910 client is built
 // before the daemon that holds the keys (the daemon calls through it), and
 // asks for a key only once Serve runs.
-func (c *ServeCommand) secretKey(pubkey string) (string, error) {
-	return c.daemon.SecretKey(pubkey)
+func (c *ServeCommand) secretKey(ctx context.Context, pubkey string) (string, error) {
+	return c.daemon.SecretKey(ctx, pubkey)
 }
 
 // agentKeys are the local agents' pubkeys.
@@ -175,11 +175,11 @@ func (c *ServeCommand) agentKeys() []string {
 
 // localKey is the secret key of an agent running here; ok is false for
 // any other key (with --postgres another instance answers for it).
-func (c *ServeCommand) localKey(pubkey string) (string, bool) {
+func (c *ServeCommand) localKey(ctx context.Context, pubkey string) (string, bool) {
 	if !c.runsHere(pubkey) {
 		return "", false
 	}
-	sk, err := c.daemon.SecretKey(pubkey)
+	sk, err := c.daemon.SecretKey(ctx, pubkey)
 	return sk, err == nil
 }
 

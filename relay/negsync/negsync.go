@@ -84,6 +84,9 @@ type Result struct {
 	// ReconcileBytes is the part of BytesIn+BytesOut the NIP-77
 	// exchange took (the rest moved events).
 	ReconcileBytes int64 `json:"reconcile_bytes"`
+	// SkippedSeconds counts the seconds a Download left partly unread:
+	// each held more events than its walk reads of one second.
+	SkippedSeconds int `json:"skipped_seconds,omitempty"`
 }
 
 // Errors of a sync.

@@ -17,6 +17,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/internal/relayclient"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/agentnode/agentnode/relay/negsync"
 )
@@ -29,19 +30,8 @@ type served struct {
 
 func openRelay(t testing.TB) served {
 	t.Helper()
-	r, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(),
-		Limits: relay.Limits{EventsPerSecond: 1_000_000, EventsBurst: 1_000_000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(r)
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		r.Close(ctx)
-	})
-	return served{r, "ws" + strings.TrimPrefix(srv.URL, "http")}
+	url, r := testrelay.Serve(t, relay.Config{Limits: relay.Limits{EventsPerSecond: 1_000_000, EventsBurst: 1_000_000}})
+	return served{r, url}
 }
 
 // fill publishes n signed kind-1 notes in-process (8 at a time) and

@@ -5,11 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +14,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/agentd/state/replicate"
 	"github.com/agentnode/agentnode/internal/testkit"
+	"github.com/agentnode/agentnode/internal/testkit/testrelay"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -76,64 +73,15 @@ func caller(agent, owner key, capID string) state.Caller {
 	return state.Caller{Agent: agent.pk, Owner: owner.pk, Capability: capID, Scope: "sc:test", Verbs: state.AllVerbs}
 }
 
-func quietLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
+func quietLogger(t *testing.T) *slog.Logger { return testkit.Logger(t, slog.LevelWarn) }
 
 // testRelay is a relay served over a real websocket, whose client
-// connections the test can cut.
-type testRelay struct {
-	*relay.Relay
-	URL string
-
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-}
+// connections the test can cut (Cut).
+type testRelay = testrelay.Cuttable
 
 func openRelay(t *testing.T) *testRelay {
 	t.Helper()
-	r, err := relay.Open(context.Background(), relay.Config{DataDir: t.TempDir(), Version: "test", Logger: quietLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &testRelay{Relay: r, conns: map[net.Conn]struct{}{}}
-	srv := httptest.NewUnstartedServer(r)
-	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		if s == http.StateNew {
-			tr.conns[c] = struct{}{}
-		} else if s == http.StateClosed {
-			delete(tr.conns, c)
-		}
-	}
-	srv.Start()
-	tr.URL = "ws" + strings.TrimPrefix(srv.URL, "http")
-	t.Cleanup(func() {
-		tr.kick()
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		r.Close(ctx)
-	})
-	return tr
-}
-
-// kick cuts every client connection (hijacked websockets included).
-func (tr *testRelay) kick() {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	for c := range tr.conns {
-		c.Close()
-		delete(tr.conns, c)
-	}
+	return testrelay.ServeCuttable(t, relay.Config{Version: "test", Logger: quietLogger(t)})
 }
 
 // node is one agentnode's state runtime and replicator.

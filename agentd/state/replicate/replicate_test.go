@@ -310,7 +310,7 @@ func TestReplicator_ResumesAfterRestartAndReconnect(t *testing.T) {
 		return err == nil && pushed != ""
 	})
 
-	r1.kick()
+	r1.Cut()
 	a.update(c, noteURI, id1, `[{"op":"replace","path":"/title","value":"v3"}]`)
 	eventually(t, converge, "v3 on b after the connections were cut", func() bool {
 		return strings.Contains(b.get(c, noteURI, id1), `"v3"`)

@@ -18,7 +18,7 @@ type SupervisorConfig struct {
 	// (hex). Called at every reconcile.
 	Agents func() map[string]string
 	// SecretKey is an agent's key (it signs, decrypts and AUTHs).
-	SecretKey func(agent string) (string, error)
+	SecretKey func(ctx context.Context, agent string) (string, error)
 	// Local is the node's own relay, in-process (Local link "local").
 	Local LocalRelay
 	// Peers are websocket relays each replicator also syncs with (NIP-42
@@ -153,7 +153,7 @@ func (s *Supervisor) reconcile(ctx context.Context) {
 
 // start runs a replicator for agent over the local relay and the peers.
 func (s *Supervisor) start(ctx context.Context, agent, owner string) (*supervised, error) {
-	sk, err := s.cfg.SecretKey(agent)
+	sk, err := s.cfg.SecretKey(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
