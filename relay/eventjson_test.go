@@ -1,7 +1,10 @@
 package relay
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -20,11 +23,12 @@ func TestDecodeJSON_SameEventAsGoNostr(t *testing.T) {
 		signed(t, sk, 4129, nostr.Tags{{"e", hexID(3)}, {"title", `a "quoted" \ title`}, {"t"}}, "line\nbreak\ttab \x01 ünïcödé </script>"),
 		signed(t, sk, 30023, nostr.Tags{{"d", ""}, {"alt", strings.Repeat("x", 300)}}, strings.Repeat("é", 2000)),
 	}
+	raws := storedRecords(t, evts)
 	var arena []byte
 	var bodies [][]byte
 	var got []*nostr.Event
-	for _, want := range evts {
-		raw := lmdbw.EncodeForTest(want)
+	for i := range evts {
+		raw := raws[i]
 		var evt *nostr.Event
 		var body []byte
 		var err error
@@ -46,9 +50,38 @@ func TestDecodeJSON_SameEventAsGoNostr(t *testing.T) {
 			}
 		}
 	}
-	if _, _, _, err := decodeJSON(nil, lmdbw.EncodeForTest(evts[1])[:150]); err == nil {
+	if _, _, _, err := decodeJSON(nil, raws[1][:150]); err == nil {
 		t.Error("a truncated record decoded without error")
 	}
+}
+
+// storedRecords saves evts in a real LMDB store and returns each one's raw
+// record as the store's reader hands it over, in evts' order.
+func storedRecords(t *testing.T, evts []*nostr.Event) [][]byte {
+	t.Helper()
+	w, err := lmdbw.Open(t.TempDir(), 1<<26)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ops := make([]*lmdbw.Op, len(evts))
+	for i, evt := range evts {
+		ops[i] = &lmdbw.Op{Action: lmdbw.Save, Event: evt}
+	}
+	if err := w.Commit(ops); err != nil {
+		t.Fatal(err)
+	}
+	raws := make([][]byte, len(evts))
+	for i, evt := range evts {
+		err := w.Read(context.Background(), w.Plan(nostr.Filter{IDs: []string{evt.ID}}), 0, math.MaxUint32, func(_ uint32, raw []byte) bool {
+			raws[i] = bytes.Clone(raw)
+			return false
+		})
+		if err != nil || raws[i] == nil {
+			t.Fatalf("reading %s back: %v", evt.ID, err)
+		}
+	}
+	return raws
 }
 
 func tagsEqual(a, b nostr.Tags) bool {

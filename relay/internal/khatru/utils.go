@@ -6,8 +6,13 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
+// contextKey types the keys of the values khatru puts in a request's
+// context, so that no other package's key can collide with them
+// (PATCHES.md 17; upstream uses untyped ints).
+type contextKey int
+
 const (
-	wsKey = iota
+	wsKey contextKey = iota
 	subscriptionIdKey
 	nip86HeaderAuthKey
 	internalCallKey
@@ -45,17 +50,4 @@ func GetAuthed(ctx context.Context) string {
 // or expiration request.
 func IsInternalCall(ctx context.Context) bool {
 	return ctx.Value(internalCallKey) != nil
-}
-
-func GetIP(ctx context.Context) string {
-	conn := GetConnection(ctx)
-	if conn == nil {
-		return ""
-	}
-
-	return GetIPFromRequest(conn.Request)
-}
-
-func GetSubscriptionID(ctx context.Context) string {
-	return ctx.Value(subscriptionIdKey).(string)
 }

@@ -301,6 +301,3 @@ func newest(curs []cursor) *cursor {
 
 // Decode decodes a raw record (as handed to a Visit).
 func Decode(raw []byte) (*nostr.Event, error) { return unmarshal(raw) }
-
-// EncodeForTest is the layout's raw record of evt (for tests of readers).
-func EncodeForTest(evt *nostr.Event) []byte { return marshal(evt) }

@@ -23,7 +23,7 @@ func TestViewer_View(t *testing.T) {
 		if err := evt.Sign(sk); err != nil {
 			t.Fatal(err)
 		}
-		raw := EncodeForTest(evt)
+		raw := marshal(evt)
 		want, err := Decode(raw)
 		if err != nil {
 			t.Fatal(err)
