@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -70,10 +71,11 @@ func SearchText(evt *nostr.Event) string {
 //
 // Writes are asynchronous and batched: the LMDB commit is the durable
 // write of an event; the indexer commits a batch at most every indexDelay
-// (one fsync per batch, not per event). A search first flushes every queued
-// write (read-your-writes). After a
-// crash the index may lack the last events: Open rebuilds it from LMDB
-// unless the previous Close left the clean marker.
+// (a bluge segment per batch, not per event, and no fsync: search_dir.go).
+// A search first flushes every queued write (read-your-writes). After a
+// crash the index may lack the last events or hold torn files: Open
+// discards it and rebuilds it from LMDB unless the previous Close left
+// the clean marker.
 type searchIndex struct {
 	path    string
 	writer  *bluge.Writer
@@ -98,8 +100,17 @@ type indexRequest struct {
 	done chan error
 }
 
-func openSearchIndex(path string, log *slog.Logger) (*searchIndex, bool, error) {
-	clean := fileExists(filepath.Join(path, cleanMarker))
+// openSearchIndex opens the index at path. An index that was not closed
+// cleanly is removed first: its segment files are not fsynced while it
+// runs (backoffDir), so after a crash they may be torn; the caller
+// rebuilds it from LMDB (clean is false).
+func openSearchIndex(path string, log *slog.Logger) (x *searchIndex, clean bool, err error) {
+	clean = fileExists(filepath.Join(path, cleanMarker))
+	if !clean {
+		if err := os.RemoveAll(path); err != nil {
+			return nil, false, fmt.Errorf("search index: %w", err)
+		}
+	}
 	writer, err := bluge.OpenWriter(searchConfig(path))
 	if err != nil {
 		return nil, false, fmt.Errorf("open search index: %w", err)
@@ -110,7 +121,7 @@ func openSearchIndex(path string, log *slog.Logger) (*searchIndex, bool, error) 
 			return nil, false, fmt.Errorf("search index: %w", err)
 		}
 	}
-	x := &searchIndex{path: path, writer: writer, log: log,
+	x = &searchIndex{path: path, writer: writer, log: log,
 		reqs: make(chan indexRequest, 4096), stopped: make(chan struct{})}
 	go x.run()
 	return x, clean, nil
@@ -122,9 +133,11 @@ func fileExists(p string) bool {
 }
 
 // run is the indexer: one goroutine, owned by the index, ended by close.
-// Each bluge batch is one fsync, so writes are gathered for up to
-// indexDelay (or maxBatch documents) before they are committed; a flush
-// commits at once. Searches flush first, so the delay is never visible.
+// Each bluge batch is a segment that bluge writes and later merges with
+// the others, a fixed cost far above a document's, so writes are gathered
+// for up to indexDelay (or maxBatch documents) before they are committed;
+// a flush commits at once. Searches flush first, so the delay is never
+// visible.
 func (x *searchIndex) run() {
 	defer close(x.stopped)
 	for first := range x.reqs {
@@ -154,9 +167,11 @@ func (x *searchIndex) run() {
 	}
 }
 
-// Batching of index writes.
+// Batching of index writes. With 500 ms, 50 relays taking 50 lessons a
+// second spent about 40% of their CPU building and merging bluge segments
+// (docs/PEERS.md, Federation).
 const (
-	indexDelay = 500 * time.Millisecond
+	indexDelay = 5 * time.Second
 	maxBatch   = 2048
 )
 
@@ -286,13 +301,20 @@ func searchQuery(filter nostr.Filter) bluge.Query {
 }
 
 // close commits what is queued, stops the indexer and, unless a write
-// failed, marks the index clean, so that the next Open trusts it.
+// failed, syncs the index files and marks the index clean, so that the
+// next Open trusts it.
 func (x *searchIndex) close() error {
 	close(x.reqs)
 	<-x.stopped
-	err := x.writer.Close()
-	if err == nil && !x.failed.Load() {
-		err = os.WriteFile(filepath.Join(x.path, cleanMarker), nil, 0o644)
+	if err := x.writer.Close(); err != nil || x.failed.Load() {
+		return err
 	}
-	return err
+	if err := syncIndexDir(x.path); err != nil {
+		return err
+	}
+	marker := filepath.Join(x.path, cleanMarker)
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		return err
+	}
+	return errors.Join(syncFile(marker), syncFile(x.path))
 }

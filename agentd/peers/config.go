@@ -66,6 +66,10 @@ type Config struct {
 	// one peer; when it overflows the peer catches up from its watermark
 	// instead. Default 1024.
 	QueueSize int
+	// SeenSize is the number of recently stored event ids remembered, so
+	// that the copies of an event other peers deliver cost neither a
+	// signature check nor a store lookup. Default DefaultSeenSize.
+	SeenSize int
 }
 
 // Config defaults.
@@ -98,6 +102,7 @@ func (c Config) withDefaults() Config {
 	orDuration(&c.SaveEvery, DefaultSaveEvery)
 	orInt(&c.PageSize, DefaultPageSize)
 	orInt(&c.QueueSize, DefaultQueueSize)
+	orInt(&c.SeenSize, DefaultSeenSize)
 	return c
 }
 

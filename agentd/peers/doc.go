@@ -8,9 +8,11 @@
 // Interests filter, a watermark: the newest created_at received once a
 // catch-up completed. A session subscribes twice — live (limit 0, every
 // new matching event) and catch-up (since the watermark minus an overlap,
-// paged backwards while pages come back full) — checks the id and the
-// signature of every event itself, stores it through LocalStore.Publish
-// (a refusal is counted and skipped, a duplicate is fine) and moves the
+// paged backwards while pages come back full) — checks the id of every
+// event itself; an id already stored (the Syncer's recently-seen set, then
+// the store) is a copy and costs nothing more (dedupe.go); any other event
+// has its signature checked and is stored through LocalStore.Publish (a
+// refusal is counted and skipped, a duplicate is fine); then it moves the
 // watermarks, which Watermarks keeps (<data>/peers.json with
 // FileWatermarks). When the peer goes away the syncer reconnects with
 // exponential backoff and resumes from the watermarks.

@@ -86,6 +86,12 @@ func TestVerify(t *testing.T) {
 	if err := evt.Sign(sk); err != nil {
 		t.Fatal(err)
 	}
+	verify := func(evt *nostr.Event) error {
+		if err := checkID(evt); err != nil {
+			return err
+		}
+		return checkSignature(evt)
+	}
 	if err := verify(evt); err != nil {
 		t.Fatalf("a good event: %v", err)
 	}
@@ -104,5 +110,21 @@ func TestVerify(t *testing.T) {
 	garbage.Sig = "zz"
 	if err := verify(&garbage); !errors.Is(err, ErrBadSignature) {
 		t.Errorf("garbage signature: %v, want ErrBadSignature", err)
+	}
+}
+
+// The recently-seen set holds at most its size: the oldest id goes first.
+func TestSeenIDs_ForgetsTheOldest(t *testing.T) {
+	s := newSeenIDs(2)
+	ids := []string{nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()}
+	for _, id := range ids {
+		s.add(id)
+		s.add(id) // again: no second slot
+	}
+	if s.has(ids[0]) || !s.has(ids[1]) || !s.has(ids[2]) {
+		t.Errorf("after 3 ids in a set of 2: has = %v %v %v, want false true true", s.has(ids[0]), s.has(ids[1]), s.has(ids[2]))
+	}
+	if s.has("not hex") || len(s.set) != 2 {
+		t.Errorf("set of %d ids", len(s.set))
 	}
 }

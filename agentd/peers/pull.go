@@ -228,20 +228,34 @@ func catchUpFilters(tracks []track, page int) nostr.Filters {
 	return out
 }
 
-// take verifies evt, stores it and advances the tracks it matches. Only a
+// take stores evt and advances the tracks it matches. An event already
+// stored (a copy from another peer, or a catch-up's overlap) is found by
+// its id, once the id is checked against the body, and costs no signature
+// check and no store; a new one is verified before it is stored. Only a
 // local failure is returned: a bad event or a refusal is counted, logged
 // and skipped.
 func (p *peer) take(ctx context.Context, evt *nostr.Event, tracks []track, catchUp bool) error {
 	p.stats.received.Add(1)
 	p.stats.seen()
-	if err := verify(evt); err != nil {
-		p.stats.refused.Add(1)
-		p.log.Debug("event refused", "id", evt.ID, "kind", evt.Kind, "err", err)
+	if err := checkID(evt); err != nil {
+		p.refuse(evt, err)
+		return nil
+	}
+	if p.s.known(ctx, evt) {
+		p.stats.duplicates.Add(1)
+		p.stats.stored.Add(1)
+		p.advance(evt, tracks, catchUp)
+		return nil
+	}
+	p.stats.verified.Add(1)
+	if err := checkSignature(evt); err != nil {
+		p.refuse(evt, err)
 		return nil
 	}
 	switch err := p.s.cfg.Local.Publish(ctx, evt); classify(err) {
 	case accepted:
 		p.stats.stored.Add(1)
+		p.s.seen.add(evt.ID)
 	case refused:
 		p.stats.refused.Add(1)
 		p.log.Debug("event refused by the local store", "id", evt.ID, "kind", evt.Kind, "reason", err)
@@ -250,6 +264,11 @@ func (p *peer) take(ctx context.Context, evt *nostr.Event, tracks []track, catch
 	}
 	p.advance(evt, tracks, catchUp)
 	return nil
+}
+
+func (p *peer) refuse(evt *nostr.Event, err error) {
+	p.stats.refused.Add(1)
+	p.log.Debug("event refused", "id", evt.ID, "kind", evt.Kind, "err", err)
 }
 
 // advance records evt on every track it matches; a caught-up track moves
@@ -285,12 +304,17 @@ func (p *peer) caughtUp(tracks []track) {
 	}
 }
 
-// verify checks that evt's id is the hash of its contents and that its
-// signature is its author's. Nothing from a peer is trusted.
-func verify(evt *nostr.Event) error {
+// checkID checks that evt's id is the hash of its contents: then a stored
+// event with that id is this very event. Nothing from a peer is trusted.
+func checkID(evt *nostr.Event) error {
 	if !evt.CheckID() {
 		return ErrBadID
 	}
+	return nil
+}
+
+// checkSignature checks that evt's signature is its author's.
+func checkSignature(evt *nostr.Event) error {
 	if ok, err := evt.CheckSignature(); err != nil || !ok {
 		return ErrBadSignature
 	}

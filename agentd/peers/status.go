@@ -17,6 +17,11 @@ type PeerStatus struct {
 	// Stored those the local store accepted (a duplicate counts); Refused
 	// those dropped: a bad id or signature, or a local refusal.
 	Received, Stored, Refused int64
+	// Duplicates counts received events found already stored locally (a
+	// copy another peer delivered first, a catch-up's overlap): counted in
+	// Stored, not verified and not stored again. Verified counts the
+	// signature checks of the others.
+	Duplicates, Verified int64
 	// Pushed counts outbox events the peer accepted (a duplicate counts);
 	// PushRefused those it refused for good ("invalid:", "blocked:", ...).
 	Pushed, PushRefused int64
@@ -29,6 +34,7 @@ type PeerStatus struct {
 type stats struct {
 	connected                 atomic.Bool
 	received, stored, refused atomic.Int64
+	duplicates, verified      atomic.Int64
 	pushed, pushRefused       atomic.Int64
 	lastSeen                  atomic.Int64 // unix nanoseconds
 
@@ -53,6 +59,8 @@ func (s *stats) snapshot(url string) PeerStatus {
 		Received:    s.received.Load(),
 		Stored:      s.stored.Load(),
 		Refused:     s.refused.Load(),
+		Duplicates:  s.duplicates.Load(),
+		Verified:    s.verified.Load(),
 		Pushed:      s.pushed.Load(),
 		PushRefused: s.pushRefused.Load(),
 	}

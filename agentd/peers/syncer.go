@@ -19,6 +19,7 @@ type Syncer struct {
 	cfg   Config
 	log   *slog.Logger
 	peers []*peer
+	seen  *seenIDs // recently stored ids, shared by the peers (dedupe.go)
 
 	planMu  sync.Mutex // serialises Refresh
 	plan    atomic.Pointer[plan]
@@ -28,7 +29,7 @@ type Syncer struct {
 // New returns a Syncer for cfg. It starts nothing: call Run.
 func New(cfg Config) *Syncer {
 	cfg = cfg.withDefaults()
-	s := &Syncer{cfg: cfg, log: cfg.Logger.With("component", "peers")}
+	s := &Syncer{cfg: cfg, log: cfg.Logger.With("component", "peers"), seen: newSeenIDs(cfg.SeenSize)}
 	s.plan.Store(&plan{})
 	seen := map[string]bool{}
 	for _, u := range cfg.Peers {
@@ -107,8 +108,10 @@ func (s *Syncer) load() (old, now *plan) {
 // Notify tells the syncer that evt was just stored locally (call it from
 // the relay's store hook). When evt matches the outbox it is queued for
 // every connected peer; a peer that is not connected gets it when it
-// catches up. Notify never blocks.
+// catches up. Every notified id is remembered as stored, so that its
+// copies from peers are skipped. Notify never blocks.
 func (s *Syncer) Notify(evt *nostr.Event) {
+	s.seen.add(evt.ID)
 	if !s.plan.Load().inOutbox(evt) {
 		return
 	}
