@@ -527,8 +527,8 @@ func (r *FederationReport) WriteTable(w io.Writer) error {
 			p.Lessons, p.Before, p.Expected, p.Delivered, p.Rounds, p.Converged.Round(time.Millisecond), p.RoundTime.Round(time.Millisecond))
 	}
 	if s := r.State; s != nil {
-		fmt.Fprintf(w, "state partition: %d owners, %d shared documents each, %d edits on both sides (%d documents differed at the heal); every replica identical %v after the heal = anti-entropy round %d (interval %v); %d digests, %d repair ops sent meanwhile\n",
-			s.Owners, s.Docs, s.Edits, s.Diverged, s.Converged.Round(time.Millisecond), s.Rounds, s.Interval, s.Digests, s.RepairOps)
+		fmt.Fprintf(w, "state partition: %d owners, %d shared documents each, %d edits on both sides (%d documents differed at the heal, %v at each later round); every replica identical %v after the heal = anti-entropy round %d (interval %v; agents of an owner up to %d relay hop(s) apart); %d digests, %d repair ops sent meanwhile\n",
+			s.Owners, s.Docs, s.Edits, s.Diverged, s.DivergedPerRound, s.Converged.Round(time.Millisecond), s.Rounds, s.Interval, s.OverlayHops, s.Digests, s.RepairOps)
 	}
 	return nil
 }

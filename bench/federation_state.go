@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,8 +43,16 @@ const (
 }`
 	// stateWait bounds each wait of the state phase.
 	stateWait = 120 * time.Second
-	// DefaultStateInterval is the bench's anti-entropy interval.
-	DefaultStateInterval = 2 * time.Second
+	// Defaults of the state phase (bench federation --state-*).
+	// DefaultStateInterval is the production interval
+	// (replicate.DefaultAntiEntropy): a round is then longer than the
+	// repairs it starts take to apply, so rounds count rounds, not CPU
+	// time (with 2 s on a loaded 2-core machine the first round's
+	// repairs are still applying when rounds 2–5 start).
+	DefaultStateInterval = replicate.DefaultAntiEntropy
+	DefaultStateOwners   = 3
+	DefaultStateDocs     = 5
+	DefaultStateEdits    = 3
 )
 
 // errStateNotConverged: a wait of the state phase ran out.
@@ -70,8 +79,17 @@ type StateReport struct {
 	Interval   time.Duration `json:"interval"`    // anti-entropy interval
 	Diverged   int           `json:"diverged"`    // (owner, document) pairs not identical everywhere when the partition healed
 	Leaked     int           `json:"leaked"`      // replicas holding an edit from the other side before the heal (0: the cut held)
-	Rounds     int           `json:"rounds"`
-	Converged  time.Duration `json:"converged"`
+	// OverlayHops is, over every owner, the longest shortest path
+	// between two of its agents in the graph where two agents are
+	// adjacent when their replicators share a relay (a replicator pushes
+	// only its own ops; anti-entropy repairs carry the others' one hop
+	// per round).
+	OverlayHops int `json:"overlay_hops"`
+	Rounds      int `json:"rounds"`
+	// DivergedPerRound: the documents that still differed when each round
+	// after the first started (1, 2, … intervals after the heal).
+	DivergedPerRound []int         `json:"diverged_per_round"`
+	Converged        time.Duration `json:"converged"`
 	// Digests and RepairOps are what the replicators sent from the heal
 	// until convergence: digests, and op envelopes in repair events (0
 	// repair ops: the reconnect's push and pull alone converged).
@@ -144,7 +162,8 @@ func statePartition(ctx context.Context, nodes []*fedNode, follow [][]int, opts 
 			return nil, err
 		}
 	}
-	rep := &StateReport{Owners: len(b.owners), Docs: opts.StateDocs, EditRounds: opts.StateEdits, Interval: b.every}
+	rep := &StateReport{Owners: len(b.owners), Docs: opts.StateDocs, EditRounds: opts.StateEdits, Interval: b.every,
+		OverlayHops: b.overlayHops(follow)}
 	var err error
 	if rep.Edits, err = b.editAll(ctx, opts.StateEdits); err != nil {
 		return nil, err
@@ -157,14 +176,10 @@ func statePartition(ctx context.Context, nodes []*fedNode, follow [][]int, opts 
 			return nil, err
 		}
 	}
-	if err := b.waitConverged(ctx); err != nil {
+	if err := b.waitHealed(ctx, start, rep); err != nil {
 		return nil, err
 	}
-	rep.Converged = time.Since(start)
 	rep.Digests, rep.RepairOps = b.sent()
-	// Round k starts (k-1) intervals after the heal (a replicator sends
-	// its digests when it starts, then every interval).
-	rep.Rounds = int(rep.Converged/b.every) + 1
 	return rep, nil
 }
 
@@ -383,6 +398,29 @@ func (b *stateBench) waitConverged(ctx context.Context) error {
 	}
 }
 
+// waitHealed polls until no document differs (at most stateWait), noting
+// the documents that differ at each round boundary; it fills Converged
+// and Rounds: round k starts (k-1) intervals after the heal (a replicator
+// sends its digests when it starts, then every interval).
+func (b *stateBench) waitHealed(ctx context.Context, start time.Time, rep *StateReport) error {
+	deadline := start.Add(stateWait)
+	for {
+		d := b.diverged(ctx)
+		since := time.Since(start)
+		if d == 0 {
+			rep.Converged, rep.Rounds = since, int(since/b.every)+1
+			return nil
+		}
+		for len(rep.DivergedPerRound) < int(since/b.every) {
+			rep.DivergedPerRound = append(rep.DivergedPerRound, d)
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("%w within %v after the heal: %d document(s) differ", errStateNotConverged, stateWait, d)
+		}
+		sleepCtx(ctx, 20*time.Millisecond)
+	}
+}
+
 // sent sums the running replicators' digests and repair ops.
 func (b *stateBench) sent() (digests, repairOps int64) {
 	for _, sn := range b.sn {
@@ -391,4 +429,48 @@ func (b *stateBench) sent() (digests, repairOps int64) {
 		repairOps += s.RepairOps
 	}
 	return digests, repairOps
+}
+
+// overlayHops is StateReport.OverlayHops for the links of follow.
+func (b *stateBench) overlayHops(follow [][]int) int {
+	relays := func(i int) []int { return append([]int{i}, follow[i]...) }
+	adjacent := func(i, j int) bool {
+		for _, r := range relays(i) {
+			if slices.Contains(relays(j), r) {
+				return true
+			}
+		}
+		return false
+	}
+	most := 0
+	for k := range b.owners {
+		var mine []int
+		for i, sn := range b.sn {
+			if sn.owner == k {
+				mine = append(mine, i)
+			}
+		}
+		for _, s := range mine { // breadth-first from each agent
+			dist := map[int]int{s: 0}
+			queue := []int{s}
+			for len(queue) > 0 {
+				at := queue[0]
+				queue = queue[1:]
+				for _, j := range mine {
+					if _, seen := dist[j]; !seen && adjacent(at, j) {
+						dist[j] = dist[at] + 1
+						queue = append(queue, j)
+					}
+				}
+			}
+			for _, j := range mine {
+				d, ok := dist[j]
+				if !ok {
+					d = len(mine) // not connected: never converges
+				}
+				most = max(most, d)
+			}
+		}
+	}
+	return most
 }
