@@ -41,7 +41,9 @@ const (
   },
   "required": ["id", "title", "body", "createdAt", "updatedAt"]
 }`
-	// stateWait bounds each wait of the state phase.
+	// stateWait bounds each wait of the state phase, or (overlay hops +
+	// 2) anti-entropy intervals if longer: agents that share no relay
+	// meet only through repairs, one hop per round.
 	stateWait = 120 * time.Second
 	// Defaults of the state phase (bench federation --state-*).
 	// DefaultStateInterval is the production interval
@@ -114,6 +116,7 @@ type stateBench struct {
 	agents map[string][]string // owner -> agent pubkeys
 	docs   [][]string          // per owner: document ids
 	every  time.Duration
+	wait   time.Duration // bound of each wait: stateWait or more (overlayHops)
 	log    *slog.Logger
 }
 
@@ -143,6 +146,8 @@ func statePartition(ctx context.Context, nodes []*fedNode, follow [][]int, opts 
 			return nil, err
 		}
 	}
+	hops := b.overlayHops(follow)
+	b.wait = max(stateWait, time.Duration(hops+2)*b.every)
 	if err := b.createDocs(ctx, opts.StateDocs); err != nil {
 		return nil, err
 	}
@@ -163,7 +168,7 @@ func statePartition(ctx context.Context, nodes []*fedNode, follow [][]int, opts 
 		}
 	}
 	rep := &StateReport{Owners: len(b.owners), Docs: opts.StateDocs, EditRounds: opts.StateEdits, Interval: b.every,
-		OverlayHops: b.overlayHops(follow)}
+		OverlayHops: hops}
 	var err error
 	if rep.Edits, err = b.editAll(ctx, opts.StateEdits); err != nil {
 		return nil, err
@@ -385,14 +390,14 @@ func (b *stateBench) leaked(ctx context.Context, side []bool) int {
 
 // waitConverged polls until no document differs, at most stateWait.
 func (b *stateBench) waitConverged(ctx context.Context) error {
-	deadline := time.Now().Add(stateWait)
+	deadline := time.Now().Add(b.wait)
 	for {
 		d := b.diverged(ctx)
 		if d == 0 {
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%w within %v: %d document(s) differ", errStateNotConverged, stateWait, d)
+			return fmt.Errorf("%w within %v: %d document(s) differ", errStateNotConverged, b.wait, d)
 		}
 		sleepCtx(ctx, 20*time.Millisecond)
 	}
@@ -403,7 +408,7 @@ func (b *stateBench) waitConverged(ctx context.Context) error {
 // and Rounds: round k starts (k-1) intervals after the heal (a replicator
 // sends its digests when it starts, then every interval).
 func (b *stateBench) waitHealed(ctx context.Context, start time.Time, rep *StateReport) error {
-	deadline := start.Add(stateWait)
+	deadline := start.Add(b.wait)
 	for {
 		d := b.diverged(ctx)
 		since := time.Since(start)
@@ -415,7 +420,7 @@ func (b *stateBench) waitHealed(ctx context.Context, start time.Time, rep *State
 			rep.DivergedPerRound = append(rep.DivergedPerRound, d)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%w within %v after the heal: %d document(s) differ", errStateNotConverged, stateWait, d)
+			return fmt.Errorf("%w within %v after the heal: %d document(s) differ", errStateNotConverged, b.wait, d)
 		}
 		sleepCtx(ctx, 20*time.Millisecond)
 	}
