@@ -57,6 +57,11 @@ type FederationOptions struct {
 	StateDocs     int
 	StateEdits    int
 	StateInterval time.Duration
+	// StateOwnerRelay: each agent's replicator also links to its owner's
+	// relay (the node of the owner's first agent), besides its node's own
+	// and followed relays; without it two agents of an owner whose nodes
+	// share no chain of relays never meet (the bench then fails).
+	StateOwnerRelay bool
 }
 
 // FederationReport is what Federation measured.

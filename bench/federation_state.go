@@ -117,7 +117,11 @@ type stateBench struct {
 	docs   [][]string          // per owner: document ids
 	every  time.Duration
 	wait   time.Duration // bound of each wait: stateWait or more (overlayHops)
-	log    *slog.Logger
+	// ownerRelay: every agent also links to its owner's relay (the node
+	// of the owner's first agent), as agents using their owner's NIP-65
+	// relays would; the partition cuts it like any other link.
+	ownerRelay bool
+	log        *slog.Logger
 }
 
 // split cuts the nodes in two so that every owner with two agents or
@@ -134,19 +138,22 @@ func (b *stateBench) split() []bool {
 
 // statePartition measures StateReport on the federation's nodes.
 func statePartition(ctx context.Context, nodes []*fedNode, follow [][]int, opts FederationOptions) (*StateReport, error) {
-	b := &stateBench{nodes: nodes, agents: map[string][]string{}, every: opts.StateInterval,
+	b := &stateBench{nodes: nodes, agents: map[string][]string{}, every: opts.StateInterval, ownerRelay: opts.StateOwnerRelay,
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	defer b.close()
 	if err := b.open(ctx, opts); err != nil {
 		return nil, err
 	}
-	all := func(i int) []int { return follow[i] }
+	all := func(i int) []int { return b.relays(i, follow) }
 	for i := range b.sn {
 		if err := b.start(i, all(i)); err != nil {
 			return nil, err
 		}
 	}
 	hops := b.overlayHops(follow)
+	if hops < 0 {
+		return nil, fmt.Errorf("%w: the agents of an owner share no chain of relays (the replicators of agents that share no relay never meet); use --state-owner-relay or more --peers", errStateNotConverged)
+	}
 	b.wait = max(stateWait, time.Duration(hops+2)*b.every)
 	if err := b.createDocs(ctx, opts.StateDocs); err != nil {
 		return nil, err
@@ -158,7 +165,7 @@ func statePartition(ctx context.Context, nodes []*fedNode, follow [][]int, opts 
 	for i := range b.sn {
 		b.sn[i].stop()
 		var same []int
-		for _, j := range follow[i] {
+		for _, j := range all(i) {
 			if side[j] == side[i] {
 				same = append(same, j)
 			}
@@ -436,9 +443,20 @@ func (b *stateBench) sent() (digests, repairOps int64) {
 	return digests, repairOps
 }
 
-// overlayHops is StateReport.OverlayHops for the links of follow.
+// relays are the other nodes whose relays node i's replicator links to:
+// those its node follows, and its owner's relay (ownerRelay).
+func (b *stateBench) relays(i int, follow [][]int) []int {
+	out := slices.Clone(follow[i])
+	if k := b.sn[i].owner; b.ownerRelay && k != i && !slices.Contains(out, k) {
+		out = append(out, k) // node k hosts owner k's first agent
+	}
+	return out
+}
+
+// overlayHops is StateReport.OverlayHops for the links of follow; -1 if
+// two agents of an owner are not connected at all.
 func (b *stateBench) overlayHops(follow [][]int) int {
-	relays := func(i int) []int { return append([]int{i}, follow[i]...) }
+	relays := func(i int) []int { return append([]int{i}, b.relays(i, follow)...) }
 	adjacent := func(i, j int) bool {
 		for _, r := range relays(i) {
 			if slices.Contains(relays(j), r) {
@@ -471,7 +489,7 @@ func (b *stateBench) overlayHops(follow [][]int) int {
 			for _, j := range mine {
 				d, ok := dist[j]
 				if !ok {
-					d = len(mine) // not connected: never converges
+					return -1 // not connected: never converges
 				}
 				most = max(most, d)
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/agentnode/agentnode/bench"
 )
 
-// runBenchFederation: bench federation [--nodes N] [--peers N] [--lessons N] [--spacing D] [--seed N] [--idle D] [--cpuprofile F] [--push=false] [--state-owners N] [--state-docs N] [--state-edits N] [--state-interval D] [--dir D] [--json]:
+// runBenchFederation: bench federation [--nodes N] [--peers N] [--lessons N] [--spacing D] [--seed N] [--idle D] [--cpuprofile F] [--push=false] [--state-owners N] [--state-docs N] [--state-edits N] [--state-interval D] [--state-owner-relay=false] [--dir D] [--json]:
 // N in-process nodes on loopback, each following --peers others for one
 // definition's lessons; lessons injected at random nodes; propagation
 // p50/p99 and traffic per node; the restart of a third, the partition
@@ -17,7 +17,7 @@ import (
 func runBenchFederation(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
 	var opts bench.FederationOptions
 	var asJSON bool
-	fs := m.newFlagSet("bench federation", "bench federation [--nodes N] [--peers N] [--lessons N] [--spacing D] [--seed N] [--idle D] [--cpuprofile F] [--push=false] [--state-owners N] [--state-docs N] [--state-edits N] [--state-interval D] [--dir D] [--json]")
+	fs := m.newFlagSet("bench federation", "bench federation [--nodes N] [--peers N] [--lessons N] [--spacing D] [--seed N] [--idle D] [--cpuprofile F] [--push=false] [--state-owners N] [--state-docs N] [--state-edits N] [--state-interval D] [--state-owner-relay=false] [--dir D] [--json]")
 	fs.IntVar(&opts.Nodes, "nodes", bench.DefaultFederationNodes, "nodes")
 	fs.IntVar(&opts.Peers, "peers", bench.DefaultFederationPeers, "relays each node follows")
 	fs.IntVar(&opts.Lessons, "lessons", bench.DefaultFederationLessons, "lessons injected at random nodes")
@@ -30,6 +30,7 @@ func runBenchFederation(ctx context.Context, m *Main, args []string) (tableWrite
 	fs.IntVar(&opts.StateDocs, "state-docs", bench.DefaultStateDocs, "shared documents per owner in the state phase")
 	fs.IntVar(&opts.StateEdits, "state-edits", bench.DefaultStateEdits, "edits of every document by every agent of its owner while partitioned")
 	fs.DurationVar(&opts.StateInterval, "state-interval", bench.DefaultStateInterval, "anti-entropy interval of the state phase's replicators")
+	fs.BoolVar(&opts.StateOwnerRelay, "state-owner-relay", true, "each agent's replicator also links to its owner's relay (the node of the owner's first agent), as with the owner's NIP-65 relays")
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	if err := parseBenchArgs(fs, args, "bench federation"); err != nil {
