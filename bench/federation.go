@@ -48,6 +48,20 @@ type FederationOptions struct {
 	// `serve --peer` pushes its agents' events (Config.Outbox). Without,
 	// lessons only travel by being pulled.
 	Push bool
+	// StateOwners > 0 runs the state phase (federation_state.go): one
+	// agent per node, spread over StateOwners owners, StateDocs shared
+	// documents per owner, each edited StateEdits times by every agent of
+	// its owner on both sides of a partition; anti-entropy every
+	// StateInterval [DefaultStateInterval].
+	StateOwners   int
+	StateDocs     int
+	StateEdits    int
+	StateInterval time.Duration
+	// StateOwnerRelay: each agent's replicator also links to its owner's
+	// relay (the node of the owner's first agent), besides its node's own
+	// and followed relays; without it two agents of an owner whose nodes
+	// share no chain of relays never meet (the bench then fails).
+	StateOwnerRelay bool
 }
 
 // FederationReport is what Federation measured.
@@ -81,6 +95,9 @@ type FederationReport struct {
 	// Partition: the nodes cut in two halves, lessons published, the
 	// partition healed by anti-entropy rounds (federation_partition.go).
 	Partition *PartitionReport `json:"partition"`
+	// State: shared-state documents edited on both sides of a partition,
+	// then healed (federation_state.go); nil when not run.
+	State *StateReport `json:"state,omitempty"`
 }
 
 // countingListener counts the bytes of every connection it accepts.
@@ -240,6 +257,12 @@ func Federation(ctx context.Context, opts FederationOptions) (*FederationReport,
 	}
 	if rep.Partition, err = partitionHeal(ctx, rng, nodes, follow, author, def.ID, opts); err != nil {
 		return nil, err
+	}
+	if opts.StateOwners > 0 {
+		opts.StateInterval = cmp.Or(opts.StateInterval, DefaultStateInterval)
+		if rep.State, err = statePartition(ctx, nodes, follow, opts); err != nil {
+			return nil, err
+		}
 	}
 	return rep, nil
 }
@@ -507,6 +530,10 @@ func (r *FederationReport) WriteTable(w io.Writer) error {
 	if p := r.Partition; p != nil {
 		fmt.Fprintf(w, "partition: two halves, %d lessons published; %d of %d held when it healed; after each anti-entropy round %v; converged in %d round(s), %v (longest round %v)\n",
 			p.Lessons, p.Before, p.Expected, p.Delivered, p.Rounds, p.Converged.Round(time.Millisecond), p.RoundTime.Round(time.Millisecond))
+	}
+	if s := r.State; s != nil {
+		fmt.Fprintf(w, "state partition: %d owners, %d shared documents each, %d edits on both sides (%d documents differed at the heal, %v at each later round); every replica identical %v after the heal = anti-entropy round %d (interval %v; agents of an owner up to %d relay hop(s) apart); %d digests, %d repair ops sent meanwhile\n",
+			s.Owners, s.Docs, s.Edits, s.Diverged, s.DivergedPerRound, s.Converged.Round(time.Millisecond), s.Rounds, s.Interval, s.OverlayHops, s.Digests, s.RepairOps)
 	}
 	return nil
 }

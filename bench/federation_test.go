@@ -56,3 +56,26 @@ func TestHops(t *testing.T) {
 		t.Errorf("ring of 4 with a chord: mean %v, max %d", mean, most)
 	}
 }
+
+// TestFederation_StateSmoke runs the federation bench with its state phase
+// at a small N (CI): shared documents edited on both sides of a partition
+// are identical on every replica after the heal.
+func TestFederation_StateSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens four relays and four state stores")
+	}
+	rep, err := Federation(t.Context(), FederationOptions{Nodes: 4, Peers: 2, Lessons: 4, Idle: 100 * time.Millisecond, Seed: 5, Dir: t.TempDir(),
+		Push: true, StateOwners: 2, StateDocs: 2, StateEdits: 2, StateInterval: time.Second})
+	if err != nil {
+		t.Fatal(err) // Federation fails when the state does not converge
+	}
+	s := rep.State
+	if s == nil || s.Owners != 2 || s.Edits != 4*2*2 || s.Rounds < 1 || s.Converged <= 0 || s.Leaked != 0 || s.Diverged == 0 {
+		t.Fatalf("state: %+v", s)
+	}
+	t.Logf("state partition heal: %+v", *s)
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil || !strings.Contains(b.String(), "state partition: 2 owners") {
+		t.Errorf("table (%v):\n%s", err, b.String())
+	}
+}
