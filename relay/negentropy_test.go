@@ -228,3 +228,22 @@ func TestNegentropy_badInputIsRefused(t *testing.T) {
 	c.send([]any{"NEG-MSG", "ok", "6101"})
 	c.wantErr("ok", "invalid:")
 }
+
+// TestNegentropy_closeThenReopenSameID: a NEG-CLOSE followed at once by a
+// NEG-OPEN of the same id (a client running a second reconciliation on one
+// connection) leaves the new session open: the late NEG-CLOSE must not end
+// it (khatru PATCHES.md 18). A NEG-MSG of garbage to an open session is
+// "invalid:"; to a closed one it would be "closed:".
+func TestNegentropy_closeThenReopenSameID(t *testing.T) {
+	tr := openTestRelay(t, t.TempDir(), Limits{})
+	c := dialNeg(t, tr.URL)
+	for i := range 100 {
+		c.send([]any{"NEG-CLOSE", "N"})
+		c.open("N", nostr.Filter{})
+		c.wantMsg("N")
+		c.send([]any{"NEG-MSG", "N", "6101"})
+		if label, reason := c.answer("N"); label != "NEG-ERR" || !strings.HasPrefix(reason, "invalid:") {
+			t.Fatalf("round %d: the reopened session was not open: %s %q", i, label, reason)
+		}
+	}
+}

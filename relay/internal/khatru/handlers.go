@@ -197,6 +197,18 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 
+			// PATCH (agentnode): NEG-CLOSE is handled here too, in the
+			// order it came (PATCHES.md 18): run in its own goroutine it
+			// could end the session a NEG-OPEN of the same id sent right
+			// after it had just opened.
+			if err == nostr.UnknownLabel && rl.Negentropy {
+				if env, ok := nip77.ParseNegMessage(message).(*nip77.CloseEnvelope); ok {
+					rl.closeNegSession(ws, env.SubscriptionID)
+					<-ws.inflight
+					continue
+				}
+			}
+
 			// then delegate to the goroutine
 			go func(message string) {
 				defer func() { <-ws.inflight }()
