@@ -406,8 +406,11 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 	}
 	// Answered once: one more instance-less wait would not prove it; the
 	// DM ledger's Begin is decided by the database. Count the replies now.
-	if n := len(person.repliesTo(t, rumor.ID)); n != 1 {
-		t.Errorf("%d replies to the DM, want 1", n)
+	if rs := person.repliesTo(t, rumor.ID); len(rs) != 1 {
+		for _, r := range rs {
+			t.Logf("reply rumor %s at %d: %q", r.ID, r.CreatedAt, r.Content)
+		}
+		t.Errorf("%d replies to the DM, want 1", len(rs))
 	}
 }
 
@@ -584,7 +587,12 @@ func (p *dmPerson) repliesTo(t *testing.T, id string) []nostr.Event {
 		t.Fatal(err)
 	}
 	var out []nostr.Event
+	seen := map[string]bool{}
 	for _, w := range wraps {
+		if seen[w.ID] {
+			t.Logf("wrap %s returned twice by one query", w.ID)
+		}
+		seen[w.ID] = true
 		r := p.open(t, *w)
 		if r.PubKey == p.pk {
 			continue
