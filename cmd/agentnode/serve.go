@@ -33,11 +33,11 @@ const (
 type ServeConfig struct {
 	Listen   string // host:port to listen on
 	DataDir  string // where events and indexes live
-	Postgres string // --postgres: events in this PostgreSQL database instead (serve_config_postgres.go)
-	Blobs    string // --blobs: the Blossom blob directory (serve_blossom.go); default <data>/blobs
+	Postgres string // --postgres: events in this PostgreSQL database instead (serve_config.go)
+	Blobs    string // --blobs: the Blossom blob directory (serve_relay.go); default <data>/blobs
 	// LeaseTTL (--lease-ttl) and AdvertiseURL (--advertise-url) apply with
 	// Postgres only: how long an agent's lease lasts without renewal, and
-	// where other instances reach this one (serve_cluster.go, agentd/cluster).
+	// where other instances reach this one (serve_relay.go, agentd/cluster).
 	LeaseTTL     time.Duration
 	AdvertiseURL string
 	LogLevel     string // debug, info, warn, error
@@ -70,23 +70,23 @@ type ServeCommand struct {
 	server *http.Server
 	ln     net.Listener
 	peers  *peers.Syncer  // nil without --peer
-	lookup *lookup.Lookup // on-demand lookups of what verification lacks (serve_lookup.go)
+	lookup *lookup.Lookup // on-demand lookups of what verification lacks (serve_relay.go)
 
-	follower *lookup.Follower // looks up the roots of stored comments (serve_lookup.go)
+	follower *lookup.Follower // looks up the roots of stored comments (serve_relay.go)
 
-	asm *serveState   // the Agent State Model runtime and replicators (serve_state.go)
-	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_runtime.go)
-	acp *serveACP     // Agent Context Protocol endpoint, tasks, consent (serve_acp.go)
+	asm *serveState   // the Agent State Model runtime and replicators (serve_agents.go)
+	rt  *serveRuntime // model, bindings, 25910 client/server, DMs (serve_agents.go)
+	acp *serveACP     // Agent Context Protocol endpoint, tasks, consent (serve_agents.go)
 
-	blobs     *blossom.Server // the Blossom server (serve_blossom.go)
+	blobs     *blossom.Server // the Blossom server (serve_relay.go)
 	blobStore *blossom.Store
 
 	cluster cluster.Cluster // --postgres: agents placed among instances (agentd/cluster); cluster.Single alone
 
 	file *serveFile // --config as read by ParseFlags (serve_config.go)
 
-	level  slog.LevelVar // the log level in force (a SIGHUP may change it: serve_reload.go)
-	reload *serveReload  // SIGHUP handling (serve_reload.go)
+	level  slog.LevelVar // the log level in force (a SIGHUP may change it: serve_config.go)
+	reload *serveReload  // SIGHUP handling (serve_config.go)
 
 	closers []func(context.Context) error // what Open took, in order: Close undoes it backwards
 }
@@ -222,7 +222,7 @@ func (c *ServeCommand) Serve(ctx context.Context) error {
 	parts = append(parts, c.cluster.Parts()...) // --postgres: after DMs, which a takeover catches up on
 	parts = append(parts,
 		lifecycle.Func("agent changes", c.followAgents),
-		lifecycle.Func("reload", c.runReload), // SIGHUP (serve_reload.go)
+		lifecycle.Func("reload", c.runReload), // SIGHUP (serve_config.go)
 		lifecycle.Func("http", c.runHTTP))
 	if err := lifecycle.Run(ctx, parts...); err != nil {
 		return stoppedOr(ctx, fmt.Errorf("serve: %w", err))
@@ -352,9 +352,9 @@ func (c *ServeCommand) openDaemon(ctx context.Context, logger *slog.Logger) erro
 	cfg := agentd.Config{DataDir: c.Config.DataDir, Store: c.relay, Notifier: c.relay,
 		Trust: trust, Passphrase: pass, Logger: logger}
 	c.daemonRuntime(&cfg)
-	// Definitions not here are looked up (serve_lookup.go).
+	// Definitions not here are looked up (serve_relay.go).
 	cfg.FindDefinition = c.findDefinition
-	cfg.DefFiles = c.defFiles()                                  // serve_blossom.go
+	cfg.DefFiles = c.defFiles()                                  // serve_relay.go
 	if err := c.cluster.ConfigureDaemon(ctx, &cfg); err != nil { // --postgres: keys, records, files in the database
 		return err
 	}

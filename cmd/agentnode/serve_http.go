@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,11 +13,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/blossom"
+	"github.com/agentnode/agentnode/capabilities/bindings"
 	"github.com/agentnode/agentnode/capabilities/mcpserver"
+	"github.com/agentnode/agentnode/internal/metrics"
+	"github.com/agentnode/agentnode/internal/redact"
 	"github.com/agentnode/agentnode/jsonrpc"
 	"github.com/agentnode/agentnode/relay/policies"
+	"github.com/agentnode/agentnode/web"
 )
+
+// serve's HTTP side: the server's limits and timeouts (the "http"
+// section), the web pages ("web"), and /metrics.
 
 // serveHTTP is the --config "http" section: how the node's HTTP server
 // holds up against hostile clients (docs/SERVE.md). Zero or absent
@@ -187,7 +198,7 @@ const (
 	writeNormal = iota // the server's WriteTimeout
 	writeLong          // LongWriteTimeoutSeconds: runs agents or tools
 	writeStream        // none: an MCP event stream, ended by the session's idle timeout
-	writeBlob          // LongWriteTimeoutSeconds to read and to write: a Blossom blob (serve_blossom.go)
+	writeBlob          // LongWriteTimeoutSeconds to read and to write: a Blossom blob (serve_relay.go)
 )
 
 // longWrite classifies r by path: MCP GETs are event streams; /acp, CAP,
@@ -230,4 +241,146 @@ func forwardedClient(trusted []netip.Prefix, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// mountWeb registers the web page for people (docs/WEB.md) on mux: the
+// directory at / (websocket upgrades and NIP-11 go on to the relay), the
+// agent, definition, capability and search pages, the owner console
+// behind token, and /metrics. It also
+// sets the NIP-11 operator fields of the "node" section.
+func (c *ServeCommand) mountWeb(mux *http.ServeMux, token string, logger *slog.Logger) {
+	c.relay.SetOperator(c.nodeConfig().operator())
+	var wc serveWeb
+	if c.file != nil {
+		wc = c.file.Web
+	}
+	cfg := web.Config{Store: c.relay, Directory: c.rt.dir, Lessons: c.daemon, Registry: c.rt.reg, Token: token,
+		TokenFile: agentd.TokenPath(c.Config.DataDir), Name: c.nodeConfig().Name, Version: Version, Logger: logger.With("component", "web"),
+		MaxRenders: wc.MaxRenders, RenderWait: time.Duration(wc.RenderWaitMillis) * time.Millisecond}
+	cfg.Files = c.webFiles    // serve_relay.go
+	if c.acp.consent != nil { // never a typed nil in the interface
+		cfg.Consent = c.acp.consent
+	}
+	if c.daemon != nil {
+		cfg.Installed = c.daemon
+		cfg.MCP = c.daemon // kind-4200 servers in the console
+	}
+	site := web.New(cfg)
+	site.Mount(mux, c.relay)
+	mux.Handle("GET /metrics", c.rt.metrics.Handler())
+}
+
+// serveWeb is the --config "web" section (docs/WEB.md#bounds): how many
+// pages are built at once and how long a request waits for a turn before
+// it gets 503. Zero: the defaults (4, 2000 ms).
+type serveWeb struct {
+	MaxRenders       int `json:"max_renders"`
+	RenderWaitMillis int `json:"render_wait_ms"`
+}
+
+// parseWebSection reads the "web" section: unknown keys and negative
+// values are refused.
+func parseWebSection(top map[string]json.RawMessage, f *serveFile) error {
+	raw, ok := top["web"]
+	if !ok {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f.Web); err != nil {
+		return fmt.Errorf(`"web": %v`, err)
+	}
+	if f.Web.MaxRenders < 0 || f.Web.RenderWaitMillis < 0 {
+		return fmt.Errorf(`"web": max_renders and render_wait_ms must not be negative`)
+	}
+	return nil
+}
+
+// openMetrics builds the /metrics registry (docs/SERVE.md#metrics) over
+// the relay and the peer syncer, and counts every stored event.
+func (c *ServeCommand) openMetrics() {
+	src := metrics.Sources{Relay: func() metrics.RelayStats {
+		s := c.relay.Stats()
+		return metrics.RelayStats{Connections: s.Connections, Subscriptions: s.Subscriptions, SlowConsumers: s.SlowConsumers,
+			RefusedConns: s.RefusedConns, Shed: s.Shed,
+			Refused: c.relay.Refusals(), Batches: s.Batches, BatchOps: s.BatchOps, CommitSeconds: s.CommitTime.Seconds()}
+	}, Node: c.nodeStats, Version: Version}
+	if c.peers != nil {
+		src.Peers = c.peerStats
+	}
+	src.Strangers = c.strangerStats // serve_agents.go
+	c.rt.metrics = metrics.New(src)
+	c.onClose(unhooked(c.relay.OnStored(c.rt.metrics.Stored)))
+	c.relay.OnLatency(c.rt.metrics.Published, c.rt.metrics.EOSE)
+}
+
+// nodeStats are the node's gauges: agents, leases, queues. Parts not open
+// yet (a scrape during the start) count as none.
+func (c *ServeCommand) nodeStats() metrics.NodeStats {
+	var s metrics.NodeStats
+	if c.daemon == nil {
+		return s
+	}
+	s.Agents = len(c.daemon.List())
+	s.Running = len(c.agentKeys()) // --postgres: the ones running here
+	s.Leases = c.cluster.Held()
+	s.Queues = map[string]int{"tasks": c.activeTasks()}
+	return s
+}
+
+// activeTasks is the number of ACP tasks assigned and not finished, on
+// every agent of the node (bounded by a short timeout: /metrics is public).
+func (c *ServeCommand) activeTasks() int {
+	if c.acp == nil || c.acp.tasks == nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	active, err := c.acp.tasks.Active(ctx)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, k := range active {
+		n += k
+	}
+	return n
+}
+
+// timedRPC is serveRPC (a kind-25910 call) observed as an agent call.
+func (c *ServeCommand) timedRPC(ctx context.Context, agent, from, method string, params json.RawMessage) (any, error) {
+	start := time.Now()
+	out, err := c.serveRPC(ctx, agent, from, method, params)
+	c.rt.metrics.AgentCall("a2a", err, time.Since(start))
+	return out, err
+}
+
+// timedDM is respondDM (a NIP-17 DM) observed as an agent call; a DM the
+// agent does not answer (dm.ErrNoAnswer) is no call.
+func (c *ServeCommand) timedDM(ctx context.Context, agent, from, text string) (string, error) {
+	start := time.Now()
+	answer, err := c.respondDM(ctx, agent, from, text)
+	if !errors.Is(err, dm.ErrNoAnswer) {
+		c.rt.metrics.AgentCall("dm", err, time.Since(start))
+	}
+	return answer, err
+}
+
+// peerStats are the peer syncer's figures per peer.
+func (c *ServeCommand) peerStats() []metrics.PeerStats {
+	var out []metrics.PeerStats
+	for _, p := range c.peers.Status() {
+		out = append(out, metrics.PeerStats{URL: redact.URL(p.URL), // /metrics is public: no credentials in labels
+			Connected: p.Connected, LastSeen: p.LastSeen,
+			Received: p.Received, Stored: p.Stored, Refused: p.Refused, Pushed: p.Pushed, PushRefused: p.PushRefused})
+	}
+	return out
+}
+
+// countToolCall counts an agent's tool call through a capability binding
+// (agentnode_agent_tool_calls_total): a bindings.Config.OnCall hook, so
+// the runner serves the daemon as it is, schemas included
+// (TestServe_MCPBindingOutputSchema).
+func (c *ServeCommand) countToolCall(_ context.Context, call bindings.Call, err error) {
+	c.rt.metrics.ToolCall(call.Binding.Type, err)
 }
