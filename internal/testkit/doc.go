@@ -3,9 +3,8 @@
 // running a component's Run(ctx) for the rest of a test, NIP-59 gift
 // wraps (Seal, GiftWrap, JunkWrap, Encrypt) and the scaffolding of the
 // conformance suites (RunSuite); testkit/testrelay opens the embedded
-// relay in-process. It is imported
-// by tests only, and imports nothing of the project (so that any
-// package's in-package tests may use it).
+// relay in-process. It is imported by tests only, and imports nothing of
+// the project (so that any package's in-package tests may use it).
 //
 //	k := testkit.NewKey(t)
 //	clk := testkit.NewClock(time.Now())
