@@ -1,10 +1,11 @@
 // Package testkit holds the test setup the project's packages share:
 // fresh keys, a fake clock, waiting for a condition with a deadline,
 // running a component's Run(ctx) for the rest of a test, work striped
-// over goroutines (Parallel), NIP-59 gift wraps (Seal, GiftWrap, JunkWrap, Encrypt) and the scaffolding of the
-// conformance suites (RunSuite); testkit/testrelay opens the embedded
-// relay in-process. It is imported by tests only, and imports nothing of
-// the project (so that any package's in-package tests may use it).
+// over goroutines (Parallel), NIP-59 gift wraps (Seal, GiftWrap,
+// JunkWrap, Encrypt) and the scaffolding of the conformance suites
+// (RunSuite); testkit/testrelay opens the embedded relay in-process. It
+// is imported by tests only, and imports nothing of the project (so that
+// any package's in-package tests may use it).
 //
 //	k := testkit.NewKey(t)
 //	clk := testkit.NewClock(time.Now())
