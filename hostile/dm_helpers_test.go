@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,16 +81,7 @@ func (n *dmNode) install(t *testing.T) string {
 // cliJSON runs the binary and decodes its JSON output into v.
 func cliJSON(t *testing.T, v any, args ...string) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("agentnode %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	if err := json.Unmarshal(out, v); err != nil {
-		t.Fatalf("agentnode %s: output is not JSON (%v): %s", strings.Join(args, " "), err, out)
-	}
+	testkit.RunJSON(t, binary, v, args...)
 }
 
 // giftWrap is a NIP-17 DM from senderSK to agent: rumor 14 -> seal 13

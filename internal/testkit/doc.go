@@ -2,8 +2,9 @@
 // fresh keys, a fake clock, waiting for a condition with a deadline,
 // running a component's Run(ctx) for the rest of a test, work striped
 // over goroutines (Parallel), NIP-59 gift wraps (Seal, GiftWrap,
-// JunkWrap, Encrypt) and the scaffolding of the conformance suites
-// (RunSuite); testkit/testrelay opens the embedded relay in-process. It
+// JunkWrap, Encrypt), the scaffolding of the conformance suites
+// (RunSuite) and running the binary for its JSON (RunJSON);
+// testkit/testrelay opens the embedded relay in-process. It
 // is imported by tests only, and imports nothing of the project (so that
 // any package's in-package tests may use it).
 //
