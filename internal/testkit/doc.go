@@ -4,9 +4,9 @@
 // over goroutines (Parallel), NIP-59 gift wraps (Seal, GiftWrap,
 // JunkWrap, Encrypt), the scaffolding of the conformance suites
 // (RunSuite) and running the binary for its JSON (RunJSON);
-// testkit/testrelay opens the embedded relay in-process. It
-// is imported by tests only, and imports nothing of the project (so that
-// any package's in-package tests may use it).
+// testkit/testrelay opens the embedded relay in-process. It is imported
+// by tests only, and imports nothing of the project (so that any
+// package's in-package tests may use it).
 //
 //	k := testkit.NewKey(t)
 //	clk := testkit.NewClock(time.Now())
