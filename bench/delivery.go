@@ -54,9 +54,7 @@ type DeliveryFigures struct {
 // for a fresh key's kind-1 notes, then Events notes published on From one
 // at a time (the next after the previous one's OK and delivery).
 func RunDelivery(ctx context.Context, opts DeliveryOptions) (*DeliveryReport, error) {
-	if opts.Events <= 0 {
-		opts.Events = DefaultDeliveryEvents
-	}
+	orDefault(&opts.Events, DefaultDeliveryEvents)
 	rep := &DeliveryReport{Machine: describeMachine("", ""), Events: opts.Events}
 	for _, p := range opts.Pairs {
 		f, err := deliveryPair(ctx, p, opts.Events)

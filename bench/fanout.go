@@ -37,18 +37,11 @@ type FanoutOptions struct {
 }
 
 func (o FanoutOptions) withDefaults() FanoutOptions {
-	pick := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	pick(&o.Subs, DefaultFanoutSubs)
-	pick(&o.Conns, DefaultFanoutConns)
-	pick(&o.Events, DefaultFanoutEvents)
+	orDefault(&o.Subs, DefaultFanoutSubs)
+	orDefault(&o.Conns, DefaultFanoutConns)
+	orDefault(&o.Events, DefaultFanoutEvents)
 	o.Conns = min(o.Conns, o.Subs)
-	if o.Dir == "" {
-		o.Dir = os.TempDir()
-	}
+	o.Dir = orTempDir(o.Dir)
 	return o
 }
 

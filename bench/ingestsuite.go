@@ -35,18 +35,10 @@ type IngestOptions struct {
 }
 
 func (o IngestOptions) withDefaults() IngestOptions {
-	if o.Events <= 0 {
-		o.Events = DefaultIngestEvents
-	}
-	if o.Conns <= 0 {
-		o.Conns = DefaultIngestConns
-	}
-	if o.Window <= 0 {
-		o.Window = DefaultIngestWindow
-	}
-	if o.Dir == "" {
-		o.Dir = os.TempDir()
-	}
+	orDefault(&o.Events, DefaultIngestEvents)
+	orDefault(&o.Conns, DefaultIngestConns)
+	orDefault(&o.Window, DefaultIngestWindow)
+	o.Dir = orTempDir(o.Dir)
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
 	}

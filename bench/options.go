@@ -44,23 +44,16 @@ type RelayOptions struct {
 
 // withDefaults fills every zero field.
 func (o RelayOptions) withDefaults() RelayOptions {
-	pick := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	pick(&o.Events, DefaultEvents)
-	pick(&o.Window, DefaultWindow)
-	pick(&o.Stored, DefaultStored)
-	pick(&o.Defs, DefaultDefs)
-	pick(&o.Queries, DefaultQueries)
-	pick(&o.Subs, DefaultSubs)
-	pick(&o.Conns, DefaultConns)
+	orDefault(&o.Events, DefaultEvents)
+	orDefault(&o.Window, DefaultWindow)
+	orDefault(&o.Stored, DefaultStored)
+	orDefault(&o.Defs, DefaultDefs)
+	orDefault(&o.Queries, DefaultQueries)
+	orDefault(&o.Subs, DefaultSubs)
+	orDefault(&o.Conns, DefaultConns)
 	o.Defs = min(o.Defs, o.Stored)
 	o.Conns = min(o.Conns, o.Subs)
-	if o.Dir == "" {
-		o.Dir = os.TempDir()
-	}
+	o.Dir = orTempDir(o.Dir)
 	if o.QueryDir == "" {
 		o.QueryDir = defaultQueryDir(o.Dir)
 	}

@@ -1,8 +1,6 @@
 package events_test
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
@@ -20,12 +18,7 @@ func TestValidateEvaluation_Refusals(t *testing.T) {
 	L := nostr.Tag{"L", "agentnode/eval"}
 	l := func(s string) nostr.Tag { return nostr.Tag{"l", s, "agentnode/eval"} }
 	p := nostr.Tag{"p", agent}
-	tests := []struct {
-		name    string
-		evt     *nostr.Event
-		wantErr error
-		wantMsg string
-	}{
+	tests := []refusal{
 		{"empty tag name", ev(L, l("8"), p, nostr.Tag{""}),
 			events.ErrBadTag, `kind 1985: tag "": empty tag name`},
 		{"no namespace", ev(l("8"), p),
@@ -57,24 +50,7 @@ func TestValidateEvaluation_Refusals(t *testing.T) {
 		{"empty ref", ev(L, l("8"), p, nostr.Tag{"ref", ""}),
 			events.ErrBadValue, `kind 1985: tag "ref": empty value`},
 	}
-	doc := kindsDoc(t)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if !strings.Contains(doc, "`"+tt.wantMsg+"`") {
-				t.Errorf("docs/KINDS.md does not spell out %s", tt.wantMsg)
-			}
-			err := events.ValidateEvaluation(tt.evt)
-			if err == nil {
-				t.Fatal("accepted, want refusal")
-			}
-			if err.Error() != tt.wantMsg {
-				t.Errorf("message\n got %s\nwant %s", err, tt.wantMsg)
-			}
-			if !errors.Is(err, tt.wantErr) {
-				t.Errorf("errors.Is(%v, %v) = false", err, tt.wantErr)
-			}
-		})
-	}
+	checkRefusals(t, events.ValidateEvaluation, tests)
 }
 
 func TestEvaluation_RoundTrip(t *testing.T) {

@@ -3,7 +3,6 @@ package events_test
 import (
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/agentnode/agentnode/events"
@@ -19,12 +18,7 @@ func TestValidateHeartbeat_Refusals(t *testing.T) {
 		return e
 	}
 	d, active := nostr.Tag{"d", pk}, nostr.Tag{"status", "active"}
-	tests := []struct {
-		name    string
-		evt     *nostr.Event
-		wantErr error
-		wantMsg string
-	}{
+	tests := []refusal{
 		{"empty tag name", hb("", d, active, nostr.Tag{}),
 			events.ErrBadTag, `kind 30333: tag "": empty tag name`},
 		{"no d", hb("", active),
@@ -52,26 +46,11 @@ func TestValidateHeartbeat_Refusals(t *testing.T) {
 		{"content with a bad field type", hb(`{"name":3}`, d, active),
 			events.ErrBadContent, `kind 30333: content: not an ACP agent object`},
 	}
-	doc := kindsDoc(t)
+	checkRefusals(t, events.ValidateHeartbeat, tests)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if !strings.Contains(doc, "`"+tt.wantMsg+"`") {
-				t.Errorf("docs/KINDS.md does not spell out %s", tt.wantMsg)
-			}
-			err := events.ValidateHeartbeat(tt.evt)
-			if err == nil {
-				t.Fatal("accepted, want refusal")
-			}
-			if err.Error() != tt.wantMsg {
-				t.Errorf("message\n got %s\nwant %s", err, tt.wantMsg)
-			}
-			if !errors.Is(err, tt.wantErr) {
-				t.Errorf("errors.Is(%v, %v) = false", err, tt.wantErr)
-			}
-			if _, perr := events.ParseHeartbeat(tt.evt); perr == nil || perr.Error() != tt.wantMsg {
-				t.Errorf("ParseHeartbeat = %v, want %s", perr, tt.wantMsg)
-			}
-		})
+		if _, perr := events.ParseHeartbeat(tt.evt); perr == nil || perr.Error() != tt.wantMsg {
+			t.Errorf("%s: ParseHeartbeat = %v, want %s", tt.name, perr, tt.wantMsg)
+		}
 	}
 }
 

@@ -12,12 +12,7 @@ import (
 
 func TestValidate_Refusals(t *testing.T) {
 	id, pk := hexID(1), hexID(2)
-	tests := []struct {
-		name    string
-		evt     *nostr.Event
-		wantErr error
-		wantMsg string
-	}{
+	tests := []refusal{
 		// The issue's refusal examples.
 		{"4199 without title or d", event(4199, "", nostr.Tag{"role", "r"}),
 			events.ErrMissingTag, `kind 4199: tag "title": needs a title or a "d" (its name)`},
@@ -100,28 +95,7 @@ func TestValidate_Refusals(t *testing.T) {
 		{"5 k not a kind", event(5, "", nostr.Tag{"e", id}, nostr.Tag{"k", "lesson"}),
 			events.ErrBadValue, `kind 5: tag "k": not a kind number`},
 	}
-	doc := kindsDoc(t)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if !strings.Contains(doc, "`"+tt.wantMsg+"`") {
-				t.Errorf("docs/KINDS.md does not spell out %s", tt.wantMsg)
-			}
-			err := events.Validate(tt.evt)
-			if err == nil {
-				t.Fatal("accepted, want refusal")
-			}
-			if err.Error() != tt.wantMsg {
-				t.Errorf("message\n got %s\nwant %s", err, tt.wantMsg)
-			}
-			if !errors.Is(err, tt.wantErr) {
-				t.Errorf("errors.Is(%v, %v) = false", err, tt.wantErr)
-			}
-			var verr *events.ValidationError
-			if !errors.As(err, &verr) || verr.Kind != tt.evt.Kind {
-				t.Errorf("not a *ValidationError for kind %d: %#v", tt.evt.Kind, err)
-			}
-		})
-	}
+	checkRefusals(t, events.Validate, tests)
 }
 
 func TestValidate_Accepts(t *testing.T) {
@@ -169,6 +143,43 @@ func TestValidationError_Error(t *testing.T) {
 }
 
 // kindsDoc returns docs/KINDS.md, which must spell every refusal the same way.
+// refusal is a case of a validator's refusal table.
+type refusal struct {
+	name    string
+	evt     *nostr.Event
+	wantErr error
+	wantMsg string
+}
+
+// checkRefusals runs validate on each case: it must refuse evt with
+// wantMsg, a *ValidationError of evt's kind wrapping wantErr, and
+// docs/KINDS.md must spell wantMsg out.
+func checkRefusals(t *testing.T, validate func(*nostr.Event) error, tests []refusal) {
+	t.Helper()
+	doc := kindsDoc(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(doc, "`"+tt.wantMsg+"`") {
+				t.Errorf("docs/KINDS.md does not spell out %s", tt.wantMsg)
+			}
+			err := validate(tt.evt)
+			if err == nil {
+				t.Fatal("accepted, want refusal")
+			}
+			if err.Error() != tt.wantMsg {
+				t.Errorf("message\n got %s\nwant %s", err, tt.wantMsg)
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("errors.Is(%v, %v) = false", err, tt.wantErr)
+			}
+			var verr *events.ValidationError
+			if !errors.As(err, &verr) || verr.Kind != tt.evt.Kind {
+				t.Errorf("not a *ValidationError for kind %d: %#v", tt.evt.Kind, err)
+			}
+		})
+	}
+}
+
 func kindsDoc(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile("../docs/KINDS.md")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,11 +14,11 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip44"
 
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/capabilities/llm/llmtest"
 	"github.com/agentnode/agentnode/internal/relayclient"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // dmNode is a running `agentnode serve` with one installed agent and a
@@ -82,16 +81,7 @@ func (n *dmNode) install(t *testing.T) string {
 // cliJSON runs the binary and decodes its JSON output into v.
 func cliJSON(t *testing.T, v any, args ...string) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("agentnode %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	if err := json.Unmarshal(out, v); err != nil {
-		t.Fatalf("agentnode %s: output is not JSON (%v): %s", strings.Join(args, " "), err, out)
-	}
+	testkit.RunJSON(t, binary, v, args...)
 }
 
 // giftWrap is a NIP-17 DM from senderSK to agent: rumor 14 -> seal 13
@@ -102,37 +92,7 @@ func giftWrap(t *testing.T, senderSK, agent, text string, at nostr.Timestamp) (*
 	sender, _ := nostr.GetPublicKey(senderSK)
 	rumor := nostr.Event{Kind: 14, PubKey: sender, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"p", agent}}, Content: text}
 	rumor.ID = rumor.GetID()
-	seal := nostr.Event{Kind: 13, CreatedAt: at, Tags: nostr.Tags{}, Content: encryptTo(t, senderSK, agent, rumor)}
-	if err := seal.Sign(senderSK); err != nil {
-		t.Fatal(err)
-	}
-	return wrapPayload(t, agent, seal, at), rumor.ID
-}
-
-// wrapPayload gift-wraps v (JSON) to agent with a one-time key.
-func wrapPayload(t *testing.T, agent string, v any, at nostr.Timestamp) *nostr.Event {
-	t.Helper()
-	otk := nostr.GeneratePrivateKey()
-	wrap := &nostr.Event{Kind: 1059, CreatedAt: at, Tags: nostr.Tags{{"p", agent}}, Content: encryptTo(t, otk, agent, v)}
-	if err := wrap.Sign(otk); err != nil {
-		t.Fatal(err)
-	}
-	return wrap
-}
-
-// encryptTo NIP-44-encrypts v's JSON from sk to pub.
-func encryptTo(t *testing.T, sk, pub string, v any) string {
-	t.Helper()
-	key, err := nip44.GenerateConversationKey(pub, sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(v)
-	out, err := nip44.Encrypt(string(b), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testkit.GiftWrap(t, testkit.Seal(t, rumor, senderSK, agent, at), agent, at), rumor.ID
 }
 
 // garbage are n junk gift wraps to agent dated at, each signed by a fresh
@@ -144,16 +104,12 @@ func garbage(t *testing.T, agent string, n int, at nostr.Timestamp) []*nostr.Eve
 	out := make([]*nostr.Event, n)
 	for i := range out {
 		if i%2 == 0 {
-			otk := nostr.GeneratePrivateKey()
-			out[i] = &nostr.Event{Kind: 1059, CreatedAt: at, Tags: nostr.Tags{{"p", agent}}, Content: "junk " + strconv.Itoa(i)}
-			if err := out[i].Sign(otk); err != nil {
-				t.Fatal(err)
-			}
+			out[i] = testkit.JunkWrap(t, agent, "junk "+strconv.Itoa(i), at)
 			continue
 		}
 		seal := nostr.Event{Kind: 13, PubKey: strings.Repeat("ab", 32), CreatedAt: at, Tags: nostr.Tags{},
 			Content: "x", ID: strings.Repeat("00", 32), Sig: strings.Repeat("00", 64)}
-		out[i] = wrapPayload(t, agent, seal, at)
+		out[i] = testkit.GiftWrap(t, seal, agent, at)
 	}
 	return out
 }

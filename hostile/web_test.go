@@ -178,26 +178,14 @@ func signed(t *testing.T, sk string, createdAt nostr.Timestamp, kind int, tags n
 func publishAllTo(t *testing.T, n *node, evts []*nostr.Event) {
 	t.Helper()
 	c := n.client(t)
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for w := range 16 {
-		wg.Go(func() {
-			for i := w; i < len(evts); i += 16 {
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				err := c.Publish(ctx, evts[i])
-				cancel()
-				if err != nil {
-					errs <- fmt.Errorf("publish %d (kind %d): %w", i, evts[i].Kind, err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		t.Fatal(err)
-	}
+	testkit.Parallel(t, len(evts), 16, func(i int) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := c.Publish(ctx, evts[i]); err != nil {
+			return fmt.Errorf("publish %d (kind %d): %w", i, evts[i].Kind, err)
+		}
+		return nil
+	})
 }
 
 // getBody GETs url and returns the body (up to 64 MB).

@@ -6,13 +6,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // dmRequired makes dm.test.mjs fail, instead of skip, when the node does
@@ -68,16 +69,7 @@ func installAgent(t *testing.T, bin, addr, data string) string {
 // cli runs the agentnode binary and decodes its JSON output into v.
 func cli(t *testing.T, bin string, v any, args ...string) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("agentnode %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	if err := json.Unmarshal(out, v); err != nil {
-		t.Fatalf("agentnode %s: output is not JSON (%v):\n%s", strings.Join(args, " "), err, out)
-	}
+	testkit.RunJSON(t, bin, v, args...)
 }
 
 // startScriptedModel serves an OpenAI-compatible Chat Completions endpoint

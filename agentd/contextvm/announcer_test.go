@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
+	"github.com/agentnode/agentnode/internal/testkit"
 	"github.com/agentnode/agentnode/relay"
 )
 
@@ -23,10 +24,10 @@ func TestAnnouncer_announcesAndRetracts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rl.Close(context.Background()) })
-	alice, bob := newKey(), newKey()
-	keys := map[string]string{alice.pk: alice.sk, bob.pk: bob.sk}
+	alice, bob := testkit.NewKey(t), testkit.NewKey(t)
+	keys := map[string]string{alice.PK: alice.SK, bob.PK: bob.SK}
 	var mu sync.Mutex
-	agents := []string{alice.pk, bob.pk}
+	agents := []string{alice.PK, bob.PK}
 	a := contextvm.NewAnnouncer(contextvm.AnnouncerConfig{
 		Agents:  func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(agents) },
 		Keys:    func(_ context.Context, pk string) (string, bool) { sk, ok := keys[pk]; return sk, ok },
@@ -42,7 +43,7 @@ func TestAnnouncer_announcesAndRetracts(t *testing.T) {
 		return len(evts)
 	}
 	a.Announce(ctx)
-	for _, pk := range []string{alice.pk, bob.pk} {
+	for _, pk := range []string{alice.PK, bob.PK} {
 		for _, kind := range []int{contextvm.KindServerAnnouncement, contextvm.KindToolsList, contextvm.KindRelayList} {
 			if n := stored(pk, kind); n != 1 {
 				t.Fatalf("agent %s: %d events of kind %d stored; want 1", pk[:8], n, kind)
@@ -50,13 +51,13 @@ func TestAnnouncer_announcesAndRetracts(t *testing.T) {
 		}
 	}
 	mu.Lock()
-	agents = []string{alice.pk} // bob removed
+	agents = []string{alice.PK} // bob removed
 	mu.Unlock()
 	a.Announce(ctx)
-	if n := stored(bob.pk, contextvm.KindServerAnnouncement) + stored(bob.pk, contextvm.KindToolsList); n != 0 {
+	if n := stored(bob.PK, contextvm.KindServerAnnouncement) + stored(bob.PK, contextvm.KindToolsList); n != 0 {
 		t.Fatalf("a removed agent still has %d announcements; want them deleted", n)
 	}
-	if n := stored(alice.pk, contextvm.KindServerAnnouncement); n != 1 {
+	if n := stored(alice.PK, contextvm.KindServerAnnouncement); n != 1 {
 		t.Fatalf("the remaining agent has %d server announcements; want 1", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // BenchmarkToolsCall is the round trip of one tools/call of a trivial
@@ -23,11 +24,11 @@ import (
 func BenchmarkToolsCall(b *testing.B) {
 	b.Run("contextvm-plaintext", func(b *testing.B) {
 		f := startFixture(b, contextvm.ServerConfig{})
-		benchCalls(b, f.connect(b, newKey(), contextvm.EncryptionDisabled))
+		benchCalls(b, f.connect(b, testkit.NewKey(b), contextvm.EncryptionDisabled))
 	})
 	b.Run("contextvm-giftwrap", func(b *testing.B) {
 		f := startFixture(b, contextvm.ServerConfig{})
-		benchCalls(b, f.connect(b, newKey(), contextvm.EncryptionRequired))
+		benchCalls(b, f.connect(b, testkit.NewKey(b), contextvm.EncryptionRequired))
 	})
 	b.Run("mcp-http", func(b *testing.B) {
 		srv := echoServer()

@@ -14,6 +14,7 @@ import (
 	"github.com/agentnode/agentnode/agentd/contextvm"
 	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/capabilities/bindings"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // An mcp_service binding whose service_uri is nostr:<nprofile> calls the
@@ -30,7 +31,7 @@ func TestBinding_NostrServiceURI(t *testing.T) {
 		return &contextvm.ClientTransport{Relays: relays, SecretKey: caller, Server: server}, nil
 	}})
 	t.Cleanup(func() { r.Close() })
-	nprofile, err := nip19.EncodeProfile(f.agent.pk, []string{f.url})
+	nprofile, err := nip19.EncodeProfile(f.agent.PK, []string{f.url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestBinding_NostrServiceURI(t *testing.T) {
 }
 
 func TestParseServerURI(t *testing.T) {
-	pk := newKey().pk
+	pk := testkit.NewKey(t).PK
 	npub, _ := nip19.EncodePublicKey(pk)
 	nprofile, _ := nip19.EncodeProfile(pk, []string{"wss://relay.example"})
 	for _, uri := range []string{"nostr:" + npub, npub, pk, "nostr:" + nprofile} {

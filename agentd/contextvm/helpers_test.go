@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
 	"github.com/agentnode/agentnode/agentd/requester"
@@ -21,13 +20,8 @@ import (
 // testWait bounds every wait in these tests (a hang fails; nothing is timed).
 const testWait = 30 * time.Second
 
-type key struct{ sk, pk string }
-
-func newKey() key {
-	sk := nostr.GeneratePrivateKey()
-	pk, _ := nostr.GetPublicKey(sk)
-	return key{sk, pk}
-}
+// key is a keypair.
+type key = testkit.Key
 
 func testLogger(t testing.TB) *slog.Logger { return testkit.Logger(t, slog.LevelInfo) }
 
@@ -44,8 +38,8 @@ type fixture struct {
 func startFixture(t testing.TB, cfg contextvm.ServerConfig) *fixture {
 	t.Helper()
 	url, rl := testrelay.Serve(t, relay.Config{Version: "test", Logger: testLogger(t)})
-	f := &fixture{relay: rl, url: url, agent: newKey(), built: make(chan string, 100)}
-	cfg.Keys = func(_ context.Context, pk string) (string, bool) { return f.agent.sk, pk == f.agent.pk }
+	f := &fixture{relay: rl, url: url, agent: testkit.NewKey(t), built: make(chan string, 100)}
+	cfg.Keys = func(_ context.Context, pk string) (string, bool) { return f.agent.SK, pk == f.agent.PK }
 	cfg.Publish = rl.Publish
 	cfg.Logger = testLogger(t)
 	cfg.Build = func(_ context.Context, _, client string) (*mcp.Server, error) {
@@ -100,7 +94,7 @@ func (f *fixture) connectVia(t testing.TB, url string, caller key, enc contextvm
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{url}, SecretKey: caller.sk, Server: f.agent.pk, Encryption: enc, Logger: testLogger(t)}
+	tr := &contextvm.ClientTransport{Relays: []string{url}, SecretKey: caller.SK, Server: f.agent.PK, Encryption: enc, Logger: testLogger(t)}
 	// A distinct name per session: two identical initialize requests
 	// signed by one key in the same second are one event (the same id).
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: fmt.Sprint(sessionNo.Add(1))}, nil).Connect(ctx, tr, nil)

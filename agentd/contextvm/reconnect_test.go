@@ -15,7 +15,7 @@ import (
 func TestClient_ResubscribesWhenTheRelayComesBack(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{})
 	outage := testkit.NewOutage(t, strings.TrimPrefix(f.url, "ws://"))
-	cs := f.connectVia(t, "ws://"+outage.Addr(), newKey(), contextvm.EncryptionDisabled)
+	cs := f.connectVia(t, "ws://"+outage.Addr(), testkit.NewKey(t), contextvm.EncryptionDisabled)
 	callEcho(t, cs, "before")
 	subscriptions := func() int { return f.relay.Stats().Subscriptions }
 	waitFor(t, "the reply subscription", func() bool { return subscriptions() == 1 })

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/strangers"
+	"github.com/agentnode/agentnode/internal/inbox"
 	ourrpc "github.com/agentnode/agentnode/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -168,9 +169,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.runCtx = ctx
 	s.mu.Unlock()
 	var wg sync.WaitGroup
-	for range s.cfg.Workers {
-		wg.Go(func() { s.work(ctx) })
-	}
+	inbox.Work(ctx, &wg, s.cfg.Workers, s.queue, s.serve)
 	wg.Go(func() { s.reap(ctx) })
 	s.once.Do(func() { close(s.ready) })
 	<-ctx.Done()
@@ -180,20 +179,9 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
-func (s *Server) work(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case evt := <-s.queue:
-			s.serve(ctx, evt)
-		}
-	}
-}
-
 // serve handles one event addressed to a local agent.
 func (s *Server) serve(ctx context.Context, evt *nostr.Event) {
-	agent, sk, ok := s.addressee(ctx, evt)
+	agent, sk, ok := inbox.Addressee(ctx, evt, s.cfg.Keys)
 	if !ok || s.cfg.Encryption == EncryptionDisabled && isWrap(evt.Kind) {
 		return
 	}
@@ -206,18 +194,6 @@ func (s *Server) serve(ctx context.Context, evt *nostr.Event) {
 		return
 	}
 	s.dispatch(ctx, agent, sk, env)
-}
-
-// addressee is the local agent evt p-tags, with its key.
-func (s *Server) addressee(ctx context.Context, evt *nostr.Event) (agent, sk string, ok bool) {
-	for _, t := range evt.Tags {
-		if len(t) >= 2 && t[0] == "p" {
-			if sk, ok := s.cfg.Keys(ctx, t[1]); ok {
-				return t[1], sk, true
-			}
-		}
-	}
-	return "", "", false
 }
 
 func (s *Server) fresh(evt *nostr.Event) bool {

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // callEcho runs tools/list and tools/call on cs and checks the answers.
@@ -36,7 +37,7 @@ func TestServer_PlaintextAndEncrypted(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{})
 	for _, enc := range []contextvm.Encryption{contextvm.EncryptionDisabled, contextvm.EncryptionRequired} {
 		t.Run(enc.String(), func(t *testing.T) {
-			callEcho(t, f.connect(t, newKey(), enc), "hi "+enc.String())
+			callEcho(t, f.connect(t, testkit.NewKey(t), enc), "hi "+enc.String())
 		})
 	}
 }
@@ -46,7 +47,7 @@ func TestServer_PlaintextAndEncrypted(t *testing.T) {
 // ids, not JSON-RPC ids).
 func TestServer_RepeatedIDsAnswered(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{})
-	caller := newKey()
+	caller := testkit.NewKey(t)
 	for range 2 {
 		cs := f.connect(t, caller, contextvm.EncryptionOptional)
 		callEcho(t, cs, "round")
@@ -58,7 +59,7 @@ func TestServer_RequiredRefusesPlaintext(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{Encryption: contextvm.EncryptionRequired})
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: newKey().sk, Server: f.agent.pk, Encryption: contextvm.EncryptionDisabled}
+	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: testkit.NewKey(t).SK, Server: f.agent.PK, Encryption: contextvm.EncryptionDisabled}
 	_, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
 	if err == nil {
 		t.Fatal("plaintext initialize to a server requiring encryption succeeded")
@@ -70,7 +71,7 @@ func TestServer_AuthorizeRefuses(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{Authorize: func(context.Context, string, string) error { return context.Canceled }})
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: newKey().sk, Server: f.agent.pk}
+	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: testkit.NewKey(t).SK, Server: f.agent.PK}
 	_, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
 	if err == nil {
 		t.Fatal("a refused client initialized")
@@ -84,9 +85,9 @@ func TestServer_AuthorizeRefuses(t *testing.T) {
 // client goes on without initialize.
 func TestServer_SessionsBounded(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{MaxSessions: 2})
-	first := f.connect(t, newKey(), contextvm.EncryptionDisabled)
+	first := f.connect(t, testkit.NewKey(t), contextvm.EncryptionDisabled)
 	for range 3 {
-		callEcho(t, f.connect(t, newKey(), contextvm.EncryptionDisabled), "x")
+		callEcho(t, f.connect(t, testkit.NewKey(t), contextvm.EncryptionDisabled), "x")
 	}
 	if n := f.srv.Sessions(); n > 2 {
 		t.Fatalf("%d sessions live, want at most 2", n)
@@ -97,7 +98,7 @@ func TestServer_SessionsBounded(t *testing.T) {
 // Every request of a session runs as its client (agentd/requester).
 func TestServer_CallerIsTheRequester(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{})
-	caller := newKey()
+	caller := testkit.NewKey(t)
 	cs := f.connect(t, caller, contextvm.EncryptionRequired)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
@@ -105,8 +106,8 @@ func TestServer_CallerIsTheRequester(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("whoami = %+v, %v", res, err)
 	}
-	if got := res.Content[0].(*mcp.TextContent).Text; got != caller.pk {
-		t.Fatalf("requester %q, want the caller %s", got, caller.pk)
+	if got := res.Content[0].(*mcp.TextContent).Text; got != caller.PK {
+		t.Fatalf("requester %q, want the caller %s", got, caller.PK)
 	}
 }
 
@@ -119,10 +120,10 @@ func TestServer_IdenticalSessionsSameSecond(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{})
 	for _, enc := range []contextvm.Encryption{contextvm.EncryptionDisabled, contextvm.EncryptionRequired} {
 		t.Run(enc.String(), func(t *testing.T) {
-			caller := newKey()
+			caller := testkit.NewKey(t)
 			for i := range 2 {
 				ctx, cancel := context.WithTimeout(context.Background(), testWait)
-				tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: caller.sk, Server: f.agent.pk, Encryption: enc}
+				tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: caller.SK, Server: f.agent.PK, Encryption: enc}
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "same", Version: "1"}, nil).Connect(ctx, tr, nil)
 				cancel()
 				if err != nil {

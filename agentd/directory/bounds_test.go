@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -21,23 +20,7 @@ import (
 // commits them in batches).
 func publishMany(t *testing.T, rel *relay.Relay, evts []*nostr.Event) {
 	t.Helper()
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for w := range 16 {
-		wg.Go(func() {
-			for i := w; i < len(evts); i += 16 {
-				if err := rel.Publish(context.Background(), evts[i]); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		t.Fatal(err)
-	}
+	testkit.Parallel(t, len(evts), 16, func(i int) error { return rel.Publish(context.Background(), evts[i]) })
 }
 
 // signedAt signs tmpl with a fresh key at ts.

@@ -2,14 +2,12 @@ package dm_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip44"
 
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/agentd/strangers"
@@ -22,10 +20,7 @@ func junk(t *testing.T, agent string, n int, at nostr.Timestamp) []*nostr.Event 
 	t.Helper()
 	out := make([]*nostr.Event, n)
 	for i := range out {
-		out[i] = &nostr.Event{Kind: 1059, CreatedAt: at, Tags: nostr.Tags{{"p", agent}}, Content: "junk " + strconv.Itoa(i)}
-		if err := out[i].Sign(nostr.GeneratePrivateKey()); err != nil {
-			t.Fatal(err)
-		}
+		out[i] = testkit.JunkWrap(t, agent, "junk "+strconv.Itoa(i), at)
 	}
 	return out
 }
@@ -33,31 +28,7 @@ func junk(t *testing.T, agent string, n int, at nostr.Timestamp) []*nostr.Event 
 // wrapAt seals rumor with sk and gift-wraps it to recipient, dated at.
 func wrapAt(t *testing.T, rumor nostr.Event, sk, recipient string, at nostr.Timestamp) *nostr.Event {
 	t.Helper()
-	seal := nostr.Event{Kind: 13, CreatedAt: at, Tags: nostr.Tags{}, Content: encrypt(t, sk, recipient, rumor)}
-	if err := seal.Sign(sk); err != nil {
-		t.Fatal(err)
-	}
-	otk := nostr.GeneratePrivateKey()
-	wrap := &nostr.Event{Kind: 1059, CreatedAt: at, Tags: nostr.Tags{{"p", recipient}}, Content: encrypt(t, otk, recipient, seal)}
-	if err := wrap.Sign(otk); err != nil {
-		t.Fatal(err)
-	}
-	return wrap
-}
-
-// encrypt NIP-44-encrypts v's JSON from sk to pub.
-func encrypt(t *testing.T, sk, pub string, v any) string {
-	t.Helper()
-	key, err := nip44.GenerateConversationKey(pub, sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(v)
-	out, err := nip44.Encrypt(string(b), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testkit.GiftWrap(t, testkit.Seal(t, rumor, sk, recipient, at), recipient, at)
 }
 
 // store publishes evts to the node's relay in-process.

@@ -24,13 +24,8 @@ import (
 // testWait bounds every wait in these tests (a hang fails, it is not timed).
 const testWait = 20 * time.Second
 
-type key struct{ sk, pk string }
-
-func newKey() key {
-	sk := nostr.GeneratePrivateKey()
-	pk, _ := nostr.GetPublicKey(sk)
-	return key{sk, pk}
-}
+// key is a keypair.
+type key = testkit.Key
 
 func quietLogger(t testing.TB) *slog.Logger { return testkit.Logger(t, slog.LevelWarn) }
 
@@ -46,7 +41,7 @@ func startNode(t testing.TB, agents ...key) *node {
 	served := testrelay.ServeCuttable(t, relay.Config{Version: "test", Logger: quietLogger(t)})
 	n := &node{relay: served.Relay, url: served.URL, keys: map[string]string{}}
 	for _, a := range agents {
-		n.keys[a.pk] = a.sk
+		n.keys[a.PK] = a.SK
 	}
 	return n
 }
@@ -151,7 +146,7 @@ type listener struct {
 // listen subscribes to f on url as k and returns once the subscription is live.
 func listen(t *testing.T, url string, k key, f nostr.Filter) *listener {
 	t.Helper()
-	w := relayclient.New(url, k.sk, quietLogger(t))
+	w := relayclient.New(url, k.SK, quietLogger(t))
 	t.Cleanup(func() { w.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &listener{w: w, cancel: cancel, done: make(chan error, 1)}
@@ -167,7 +162,7 @@ func listen(t *testing.T, url string, k key, f nostr.Filter) *listener {
 	select {
 	case <-live:
 	case err := <-l.done:
-		t.Fatalf("subscribe as %s: %v", k.pk[:8], err)
+		t.Fatalf("subscribe as %s: %v", k.PK[:8], err)
 	case <-time.After(testWait):
 		t.Fatal("subscription never became live")
 	}

@@ -17,11 +17,11 @@ import (
 // reply comes back on A. A request published to both relays is served
 // once (the two sources share one replay memory).
 func TestPeerListener_AnswersOnThePeerRelay(t *testing.T) {
-	alice, bob := newKey(), newKey()
+	alice, bob := testkit.NewKey(t), testkit.NewKey(t)
 	a, b := startNode(t, alice), startNode(t, bob)
 	h := &handler{}
 	srv := b.serve(t, h, 4)
-	pl := nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: []string{a.url}, Agents: func() []string { return []string{bob.pk} },
+	pl := nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: []string{a.url}, Agents: func() []string { return []string{bob.PK} },
 		Keys: b.lookup, Server: srv, Logger: quietLogger(t)})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -38,17 +38,17 @@ func TestPeerListener_AnswersOnThePeerRelay(t *testing.T) {
 	waitFor(t, "B's subscription on A", func() bool { return pl.Live() == 1 })
 
 	onlyA := a.client(t, a.url)
-	out, err := onlyA.CallAgent(callCtx(t), alice.pk, bob.pk, "echo", json.RawMessage(`{"text":"via A"}`))
+	out, err := onlyA.CallAgent(callCtx(t), alice.PK, bob.PK, "echo", json.RawMessage(`{"text":"via A"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got struct{ Agent, From string }
-	if err := json.Unmarshal(out, &got); err != nil || got.Agent != bob.pk || got.From != alice.pk {
+	if err := json.Unmarshal(out, &got); err != nil || got.Agent != bob.PK || got.From != alice.PK {
 		t.Fatalf("result %s: %v", out, err)
 	}
 
 	both := a.client(t, a.url, b.url)
-	if _, err := both.CallAgent(callCtx(t), alice.pk, bob.pk, "echo", json.RawMessage(`{"text":"via both"}`)); err != nil {
+	if _, err := both.CallAgent(callCtx(t), alice.PK, bob.PK, "echo", json.RawMessage(`{"text":"via both"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if n := h.count(); n != 2 {
@@ -59,11 +59,11 @@ func TestPeerListener_AnswersOnThePeerRelay(t *testing.T) {
 // The listener follows the local agents: an agent removed loses its
 // subscriptions once Changed is called, an agent added gets them.
 func TestPeerListener_FollowsAgents(t *testing.T) {
-	bob, carol := newKey(), newKey()
+	bob, carol := testkit.NewKey(t), testkit.NewKey(t)
 	a, b := startNode(t), startNode(t, bob, carol)
 	srv := b.serve(t, &handler{}, 1)
 	var mu sync.Mutex
-	agents := []string{bob.pk}
+	agents := []string{bob.PK}
 	pl := nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: []string{a.url}, Keys: b.lookup, Server: srv, Logger: quietLogger(t),
 		Agents: func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(agents) }})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -77,7 +77,7 @@ func TestPeerListener_FollowsAgents(t *testing.T) {
 		pl.Changed()
 	}
 	waitFor(t, "bob's subscription", func() bool { return pl.Live() == 1 })
-	set(bob.pk, carol.pk)
+	set(bob.PK, carol.PK)
 	waitFor(t, "bob's and carol's", func() bool { return pl.Live() == 2 })
 	set()
 	waitFor(t, "none", func() bool { return pl.Live() == 0 })
@@ -88,12 +88,12 @@ func TestPeerListener_FollowsAgents(t *testing.T) {
 // the relay refuses, and it subscribes again once the relay is back, so a
 // caller that publishes only there reaches bob again.
 func TestPeerListener_ResubscribesWhenThePeerComesBack(t *testing.T) {
-	alice, bob := newKey(), newKey()
+	alice, bob := testkit.NewKey(t), testkit.NewKey(t)
 	a, b := startNode(t, alice), startNode(t, bob)
 	srv := b.serve(t, &handler{}, 4)
 	outage := testkit.NewOutage(t, strings.TrimPrefix(a.url, "ws://"))
 	pl := nostrrpc.NewPeerListener(nostrrpc.PeerListenerConfig{Relays: []string{"ws://" + outage.Addr()},
-		Agents: func() []string { return []string{bob.pk} }, Keys: b.lookup, Server: srv, Logger: quietLogger(t)})
+		Agents: func() []string { return []string{bob.PK} }, Keys: b.lookup, Server: srv, Logger: quietLogger(t)})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- pl.Run(ctx) }()
@@ -107,11 +107,11 @@ func TestPeerListener_ResubscribesWhenThePeerComesBack(t *testing.T) {
 		waitFor(t, "two retries refused", func() bool { return outage.Refused() >= refused+2 })
 		outage.Up()
 		waitFor(t, "the subscription back", func() bool { return pl.Live() == 1 })
-		out, err := a.client(t, a.url).CallAgent(callCtx(t), alice.pk, bob.pk, "echo", json.RawMessage(`{"text":"back"}`))
+		out, err := a.client(t, a.url).CallAgent(callCtx(t), alice.PK, bob.PK, "echo", json.RawMessage(`{"text":"back"}`))
 		if err != nil {
 			t.Fatalf("round %d: call after the peer came back: %v", round, err)
 		}
-		if !strings.Contains(string(out), bob.pk) {
+		if !strings.Contains(string(out), bob.PK) {
 			t.Fatalf("round %d: result %s", round, out)
 		}
 	}

@@ -27,14 +27,14 @@ func decrypt(sk, peer, content string) (string, error) {
 }
 
 func TestClient_CallAcrossTwoNodes(t *testing.T) {
-	alice, bob := newKey(), newKey()
+	alice, bob := testkit.NewKey(t), testkit.NewKey(t)
 	a, b := startNode(t, alice), startNode(t, bob)
 	h := &handler{}
 	b.serve(t, h, 4)
 	seenOnB := captureOn(t, b)
 	cl := a.client(t, a.url, b.url) // published to both; only B serves bob
 
-	out, err := cl.CallAgent(callCtx(t), alice.pk, bob.pk, "echo", json.RawMessage(`{"text":"hi bob"}`))
+	out, err := cl.CallAgent(callCtx(t), alice.PK, bob.PK, "echo", json.RawMessage(`{"text":"hi bob"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestClient_CallAcrossTwoNodes(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("result %s: %v", out, err)
 	}
-	if got.Agent != bob.pk || got.From != alice.pk || got.Params["text"] != "hi bob" {
+	if got.Agent != bob.PK || got.From != alice.PK || got.Params["text"] != "hi bob" {
 		t.Fatalf("handler saw %+v, want agent bob from alice with text", got)
 	}
 
@@ -56,17 +56,17 @@ func TestClient_CallAcrossTwoNodes(t *testing.T) {
 		t.Fatalf("relay B saw %d kind-25910 events, want 2", len(evts))
 	}
 	req, rep := evts[0], evts[1]
-	if req.Kind != nostrrpc.Kind || req.PubKey != alice.pk || req.Tags.FindWithValue("p", bob.pk) == nil {
+	if req.Kind != nostrrpc.Kind || req.PubKey != alice.PK || req.Tags.FindWithValue("p", bob.PK) == nil {
 		t.Fatalf("request event %v", req)
 	}
-	if rep.PubKey != bob.pk || rep.Tags.FindWithValue("p", alice.pk) == nil || rep.Tags.FindWithValue("e", req.ID) == nil {
+	if rep.PubKey != bob.PK || rep.Tags.FindWithValue("p", alice.PK) == nil || rep.Tags.FindWithValue("e", req.ID) == nil {
 		t.Fatalf("reply event %v does not p-tag alice and e-tag %s", rep, req.ID)
 	}
-	reqPlain, err := decrypt(bob.sk, alice.pk, req.Content)
+	reqPlain, err := decrypt(bob.SK, alice.PK, req.Content)
 	if err != nil {
 		t.Fatal(err)
 	}
-	repPlain, err := decrypt(alice.sk, bob.pk, rep.Content)
+	repPlain, err := decrypt(alice.SK, bob.PK, rep.Content)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestClient_CallAcrossTwoNodes(t *testing.T) {
 }
 
 func TestClient_StrangerCannotRead(t *testing.T) {
-	alice, bob, eve := newKey(), newKey(), newKey()
+	alice, bob, eve := testkit.NewKey(t), testkit.NewKey(t), testkit.NewKey(t)
 	a, b := startNode(t, alice), startNode(t, bob)
 	replied := make(chan struct{}, 1)
 	s := nostrrpc.NewServer(nostrrpc.ServerConfig{Source: b.relay, Keys: b.lookup, Handler: &handler{}, Logger: quietLogger(t),
@@ -100,7 +100,7 @@ func TestClient_StrangerCannotRead(t *testing.T) {
 	eavesdrop := listen(t, b.url, eve, nostr.Filter{Kinds: []int{nostrrpc.Kind}})
 
 	cl := a.client(t, b.url)
-	if _, err := cl.CallAgent(callCtx(t), alice.pk, bob.pk, "echo", json.RawMessage(`{"text":"secret"}`)); err != nil {
+	if _, err := cl.CallAgent(callCtx(t), alice.PK, bob.PK, "echo", json.RawMessage(`{"text":"secret"}`)); err != nil {
 		t.Fatal(err)
 	}
 	<-replied
@@ -118,72 +118,72 @@ func TestClient_StrangerCannotRead(t *testing.T) {
 		t.Fatalf("B saw %d events, want the request and the reply", len(evts))
 	}
 	for _, evt := range evts {
-		if _, err := decrypt(eve.sk, evt.PubKey, evt.Content); err == nil {
+		if _, err := decrypt(eve.SK, evt.PubKey, evt.Content); err == nil {
 			t.Fatalf("eve decrypted event %s", evt.ID)
 		}
 	}
 }
 
 func TestClient_UnknownMethodIsNotFound(t *testing.T) {
-	alice, bob := newKey(), newKey()
+	alice, bob := testkit.NewKey(t), testkit.NewKey(t)
 	a, b := startNode(t, alice), startNode(t, bob)
 	b.serve(t, &handler{}, 4)
-	_, err := a.client(t, b.url).CallAgent(callCtx(t), alice.pk, bob.pk, "no.such.method", nil)
+	_, err := a.client(t, b.url).CallAgent(callCtx(t), alice.PK, bob.PK, "no.such.method", nil)
 	if ce := wantCode(t, err, capabilities.CodeNotFound); !strings.Contains(ce.Message, "method not found") {
 		t.Errorf("message %q", ce.Message)
 	}
 }
 
 func TestClient_ErrorsCrossTheWireCoded(t *testing.T) {
-	alice, bob := newKey(), newKey()
+	alice, bob := testkit.NewKey(t), testkit.NewKey(t)
 	a, b := startNode(t, alice), startNode(t, bob)
 	b.serve(t, &handler{}, 4)
 	cl := a.client(t, b.url)
-	_, err := cl.CallAgent(callCtx(t), alice.pk, bob.pk, "invalid", nil)
+	_, err := cl.CallAgent(callCtx(t), alice.PK, bob.PK, "invalid", nil)
 	if ce := wantCode(t, err, capabilities.CodeInvalidInput); !strings.Contains(ce.Message, "field x is required") {
 		t.Errorf("message %q", ce.Message)
 	}
-	_, err = cl.CallAgent(callCtx(t), alice.pk, bob.pk, "panic", nil) // the server survives it
+	_, err = cl.CallAgent(callCtx(t), alice.PK, bob.PK, "panic", nil) // the server survives it
 	wantCode(t, err, capabilities.CodeExecutionFailed)
-	_, err = cl.CallAgent(callCtx(t), alice.pk, bob.pk, "secret", nil)
+	_, err = cl.CallAgent(callCtx(t), alice.PK, bob.PK, "secret", nil)
 	if ce := wantCode(t, err, capabilities.CodeExecutionFailed); strings.Contains(ce.Message, "hunter2") {
 		t.Errorf("internal error text leaked to the peer: %q", ce.Message)
 	}
 }
 
 func TestClient_Timeouts(t *testing.T) {
-	alice, bob, nobody := newKey(), newKey(), newKey()
+	alice, bob, nobody := testkit.NewKey(t), testkit.NewKey(t), testkit.NewKey(t)
 	a, b := startNode(t, alice), startNode(t, bob)
 	b.serve(t, &handler{}, 4)
 	cl := a.client(t, b.url)
 	for name, tc := range map[string]struct{ target, method string }{
-		"slow handler":  {bob.pk, "slow"},
-		"nobody serves": {nobody.pk, "echo"},
+		"slow handler":  {bob.PK, "slow"},
+		"nobody serves": {nobody.PK, "echo"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
-			_, err := cl.CallAgent(ctx, alice.pk, tc.target, tc.method, nil)
+			_, err := cl.CallAgent(ctx, alice.PK, tc.target, tc.method, nil)
 			wantCode(t, err, capabilities.CodeTimeout)
 		})
 	}
 }
 
 func TestClient_BadCallerOrTarget(t *testing.T) {
-	alice, bob := newKey(), newKey()
+	alice, bob := testkit.NewKey(t), testkit.NewKey(t)
 	a := startNode(t, alice)
 	cl := a.client(t, a.url)
-	_, err := cl.CallAgent(callCtx(t), bob.pk, alice.pk, "echo", nil) // bob is not local
+	_, err := cl.CallAgent(callCtx(t), bob.PK, alice.PK, "echo", nil) // bob is not local
 	wantCode(t, err, capabilities.CodePermissionDenied)
-	_, err = cl.CallAgent(callCtx(t), alice.pk, "npub1notdecoded", "echo", nil)
+	_, err = cl.CallAgent(callCtx(t), alice.PK, "npub1notdecoded", "echo", nil)
 	wantCode(t, err, capabilities.CodeInvalidInput)
 }
 
 func TestClient_NoRelayReachable(t *testing.T) {
-	alice, bob := newKey(), newKey()
+	alice, bob := testkit.NewKey(t), testkit.NewKey(t)
 	a := startNode(t, alice)
 	cl := nostrrpc.NewClient(nostrrpc.ClientConfig{Relays: []string{"ws://127.0.0.1:1"}, Keys: a.secret, Logger: quietLogger(t)})
 	defer cl.Close()
-	_, err := cl.CallAgent(callCtx(t), alice.pk, bob.pk, "echo", nil)
+	_, err := cl.CallAgent(callCtx(t), alice.PK, bob.PK, "echo", nil)
 	wantCode(t, err, capabilities.CodeExecutionFailed)
 }

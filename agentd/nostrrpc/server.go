@@ -11,6 +11,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip44"
 
 	"github.com/agentnode/agentnode/agentd/strangers"
+	"github.com/agentnode/agentnode/internal/inbox"
 	"github.com/agentnode/agentnode/jsonrpc"
 )
 
@@ -133,9 +134,7 @@ func (s *Server) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	for range s.cfg.Workers {
-		wg.Go(func() { s.work(ctx) })
-	}
+	inbox.Work(ctx, &wg, s.cfg.Workers, s.queue, s.serve)
 	remove := s.cfg.Source.OnEphemeral(s.offer)
 	s.subbed.Do(func() { close(s.ready) })
 	<-ctx.Done()
@@ -173,21 +172,10 @@ func (s *Server) Offer(evt *nostr.Event, publish func(context.Context, *nostr.Ev
 	}
 }
 
-func (s *Server) work(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case r := <-s.queue:
-			s.serve(ctx, r)
-		}
-	}
-}
-
 // serve answers one request event, if it is addressed to a local agent.
 func (s *Server) serve(ctx context.Context, r request) {
 	evt := r.evt
-	agent, sk, ok := s.addressee(ctx, evt)
+	agent, sk, ok := inbox.Addressee(ctx, evt, s.cfg.Keys)
 	if !ok || !s.fresh(evt) || !signed(evt) {
 		return
 	}
@@ -211,18 +199,6 @@ func (s *Server) handle(ctx context.Context, agent, from string, plain []byte) [
 	ctx, cancel := context.WithTimeout(withCaller(ctx, agent, from), s.cfg.Timeout)
 	defer cancel()
 	return s.rpc.Handle(ctx, plain)
-}
-
-// addressee finds the local agent a request p-tags.
-func (s *Server) addressee(ctx context.Context, evt *nostr.Event) (agent, sk string, ok bool) {
-	for _, t := range evt.Tags {
-		if len(t) >= 2 && t[0] == "p" {
-			if sk, ok := s.cfg.Keys(ctx, t[1]); ok {
-				return t[1], sk, true
-			}
-		}
-	}
-	return "", "", false
 }
 
 func (s *Server) fresh(evt *nostr.Event) bool {

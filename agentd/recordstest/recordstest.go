@@ -19,21 +19,24 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // Open returns a new handle (a restart, another instance) on one backing.
 type Open func() agentd.Records
 
 // Fresh makes an empty backing and returns how to open handles on it.
-type Fresh func(t *testing.T) Open
+type Fresh = testkit.Fresh[Open]
 
 // Run runs the suite.
 func Run(t *testing.T, fresh Fresh) {
-	t.Run("PutGetList", func(t *testing.T) { putGetList(t, fresh(t)) })
-	t.Run("ReplaceKeepsOrder", func(t *testing.T) { replaceKeepsOrder(t, fresh(t)) })
-	t.Run("Remove", func(t *testing.T) { remove(t, fresh(t)) })
-	t.Run("Refuses", func(t *testing.T) { refuses(t, fresh(t)) })
-	t.Run("Concurrent", func(t *testing.T) { concurrent(t, fresh(t)) })
+	testkit.RunSuite(t, fresh,
+		testkit.Case[Open]{Name: "PutGetList", Test: putGetList},
+		testkit.Case[Open]{Name: "ReplaceKeepsOrder", Test: replaceKeepsOrder},
+		testkit.Case[Open]{Name: "Remove", Test: remove},
+		testkit.Case[Open]{Name: "Refuses", Test: refuses},
+		testkit.Case[Open]{Name: "Concurrent", Test: concurrent},
+	)
 }
 
 func hex64() string {

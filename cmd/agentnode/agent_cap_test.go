@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -17,44 +13,20 @@ import (
 	"github.com/agentnode/agentnode/agentd/state"
 	"github.com/agentnode/agentnode/capabilities/acp"
 	"github.com/agentnode/agentnode/internal/testkit"
-	"github.com/agentnode/agentnode/relay"
 )
 
 // openCapAgentNode is openAgentNode with a state runtime (and model, when
 // given) wired into the daemon as serve wires them.
 func openCapAgentNode(t *testing.T, model agentd.ChatModel) *agentNode {
 	t.Helper()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	n := &agentNode{dir: t.TempDir()}
-	ctx := context.Background()
-	r, err := relay.Open(ctx, relay.Config{DataDir: n.dir, Logger: logger, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := state.Open(ctx, state.Options{Dir: n.dir, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := agentd.Open(ctx, agentd.Config{DataDir: n.dir, Store: r, Notifier: r, Logger: logger, State: rt, Model: model})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopRun := runDaemon(d)
-	h := d.Handler()
-	r.Handle("/api/agents", h)
-	r.Handle("/api/agents/", h)
-	srv := httptest.NewServer(r)
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		stopRun()
-		d.Close(ctx)
-		rt.Close(ctx)
-		r.Close(ctx)
+	return startAgentNode(t, func(cfg *agentd.Config) func(context.Context) {
+		rt, err := state.Open(context.Background(), state.Options{Dir: cfg.DataDir, Logger: cfg.Logger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.State, cfg.Model = rt, model
+		return func(ctx context.Context) { rt.Close(ctx) }
 	})
-	n.relay, n.d, n.http, n.ws = r, d, srv.URL, "ws"+strings.TrimPrefix(srv.URL, "http")
-	return n
 }
 
 // installAgent publishes a definition and installs an agent of it; it

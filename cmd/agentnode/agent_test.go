@@ -29,7 +29,13 @@ type agentNode struct {
 	ws    string // ws://127.0.0.1:port
 }
 
-func openAgentNode(t *testing.T) *agentNode {
+func openAgentNode(t *testing.T) *agentNode { return startAgentNode(t, nil) }
+
+// startAgentNode opens the relay and the daemon in a fresh data directory
+// and serves them; configure, when not nil, adds to the daemon's config
+// (Store, Notifier, DataDir and Logger are set) and returns what to close
+// after the daemon, before the relay.
+func startAgentNode(t *testing.T, configure func(cfg *agentd.Config) (closeAfter func(context.Context))) *agentNode {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	n := &agentNode{dir: t.TempDir()}
@@ -37,7 +43,12 @@ func openAgentNode(t *testing.T) *agentNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := agentd.Open(context.Background(), agentd.Config{DataDir: n.dir, Store: r, Notifier: r, Logger: logger})
+	cfg := agentd.Config{DataDir: n.dir, Store: r, Notifier: r, Logger: logger}
+	closeAfter := func(context.Context) {}
+	if configure != nil {
+		closeAfter = configure(&cfg)
+	}
+	d, err := agentd.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +63,7 @@ func openAgentNode(t *testing.T) *agentNode {
 		defer cancel()
 		stopRun()
 		d.Close(ctx)
+		closeAfter(ctx)
 		r.Close(ctx)
 	})
 	n.relay, n.d, n.http, n.ws = r, d, srv.URL, "ws"+strings.TrimPrefix(srv.URL, "http")

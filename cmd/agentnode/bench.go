@@ -66,49 +66,35 @@ func runBench(ctx context.Context, m *Main, args []string) error {
 
 func runBenchIngest(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
 	var opts bench.IngestOptions
-	var asJSON bool
-	fs := m.newFlagSet("bench ingest", benchUsage)
+	fs, asJSON := m.newBenchFlagSet("bench ingest", benchUsage)
 	fs.IntVar(&opts.Events, "events", bench.DefaultIngestEvents, "events per scenario and relay")
 	fs.IntVar(&opts.Conns, "conns", bench.DefaultIngestConns, "publisher connections in the many-publishers scenario")
 	fs.IntVar(&opts.Window, "window", bench.DefaultIngestWindow, "events in flight per connection in the many-publishers scenario")
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs (a real disk)")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the generated data (0: from the clock)")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	var tf targetFlags
-	tf.register(fs)
-	if err := parseBenchArgs(fs, args, "bench ingest"); err != nil {
+	targets, err := parseTargetArgs(fs, args, "bench ingest")
+	if err != nil {
 		return nil, false, err
 	}
-	var err error
-	if opts.Targets, err = tf.targets(); err != nil {
-		return nil, false, err
-	}
-	opts.Progress = m.Stderr
+	opts.Targets, opts.Progress = targets, m.Stderr
 	rep, err := bench.RunIngest(ctx, opts)
-	return rep, asJSON, err
+	return rep, *asJSON, err
 }
 
 func runBenchFanout(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
 	var opts bench.FanoutOptions
-	var asJSON bool
-	fs := m.newFlagSet("bench fanout", benchUsage)
+	fs, asJSON := m.newBenchFlagSet("bench fanout", benchUsage)
 	fs.IntVar(&opts.Subs, "subs", bench.DefaultFanoutSubs, "live subscriptions matching every event")
 	fs.IntVar(&opts.Conns, "conns", bench.DefaultFanoutConns, "websockets the subscriptions are spread over")
 	fs.IntVar(&opts.Events, "events", bench.DefaultFanoutEvents, "events published one at a time")
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	var tf targetFlags
-	tf.register(fs)
-	if err := parseBenchArgs(fs, args, "bench fanout"); err != nil {
+	targets, err := parseTargetArgs(fs, args, "bench fanout")
+	if err != nil {
 		return nil, false, err
 	}
-	var err error
-	if opts.Targets, err = tf.targets(); err != nil {
-		return nil, false, err
-	}
-	opts.Progress = m.Stderr
+	opts.Targets, opts.Progress = targets, m.Stderr
 	rep, err := bench.RunFanout(ctx, opts)
-	return rep, asJSON, err
+	return rep, *asJSON, err
 }
 
 func runBenchQuery(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
@@ -132,7 +118,7 @@ func runRelayPhases(ctx context.Context, m *Main, args []string, name string, ph
 
 // parseBenchFlags reads `bench relay`'s (and `bench query`'s) flags into RelayOptions.
 func parseBenchFlags(m *Main, name string, args []string) (opts bench.RelayOptions, asJSON bool, err error) {
-	fs := m.newFlagSet(name, benchUsage)
+	fs, jsonFlag := m.newBenchFlagSet(name, benchUsage)
 	fs.IntVar(&opts.Events, "events", bench.DefaultEvents, "lessons sent per ingest run")
 	fs.IntVar(&opts.Window, "window", bench.DefaultWindow, "events in flight in the windowed ingest run")
 	fs.IntVar(&opts.Stored, "stored", bench.DefaultStored, "events stored before the query phase")
@@ -141,17 +127,28 @@ func parseBenchFlags(m *Main, name string, args []string) (opts bench.RelayOptio
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the ingest and memory data dirs (a real disk)")
 	fs.StringVar(&opts.QueryDir, "query-dir", "", "parent of the query-phase data dirs (default /dev/shm if present, else --dir)")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the generated data (0: from the clock)")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	var tf targetFlags
-	tf.register(fs)
-	if err := parseBenchArgs(fs, args, name); err != nil {
-		return opts, false, err
-	}
-	if opts.Targets, err = tf.targets(); err != nil {
+	if opts.Targets, err = parseTargetArgs(fs, args, name); err != nil {
 		return opts, false, err
 	}
 	opts.Progress = m.Stderr
-	return opts, asJSON, nil
+	return opts, *jsonFlag, nil
+}
+
+// newBenchFlagSet is a bench subcommand's flag set, with its --json flag.
+func (m *Main) newBenchFlagSet(name, usage string) (fs *flag.FlagSet, asJSON *bool) {
+	fs = m.newFlagSet(name, usage)
+	return fs, fs.Bool("json", false, "print the report as JSON")
+}
+
+// parseTargetArgs adds the target flags to fs, parses args (see
+// parseBenchArgs) and returns the targets they name.
+func parseTargetArgs(fs *flag.FlagSet, args []string, name string) ([]bench.Target, error) {
+	var tf targetFlags
+	tf.register(fs)
+	if err := parseBenchArgs(fs, args, name); err != nil {
+		return nil, err
+	}
+	return tf.targets()
 }
 
 // targetFlags are the repeatable --target, --name and --target-pid flags,
@@ -211,40 +208,36 @@ func parseBenchArgs(fs *flag.FlagSet, args []string, name string) error {
 
 func runBenchHostile(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
 	var opts bench.HostileOptions
-	var asJSON bool
-	fs := m.newFlagSet("bench hostile", benchUsage)
+	fs, asJSON := m.newBenchFlagSet("bench hostile", benchUsage)
 	fs.IntVar(&opts.Events, "events", bench.DefaultHostileEvents, "events published one at a time, per phase")
 	fs.IntVar(&opts.SlowReaders, "slow", bench.DefaultHostileSlowReaders, "subscribers that never read")
 	fs.IntVar(&opts.Stored, "stored", bench.DefaultHostileStored, "events stored before the flood")
 	fs.IntVar(&opts.Counts, "counts", bench.DefaultHostileCounts, "pipelined COUNT {} of the flood")
 	fs.IntVar(&opts.Reqs, "reqs", bench.DefaultHostileReqs, "pipelined REQ limit 500 of the flood")
 	fs.StringVar(&opts.Dir, "dir", "/tmp", "parent of the data dirs (a real disk)")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	if err := fs.Parse(args); err != nil {
 		return nil, false, err
 	}
 	opts.Progress = m.Stderr
 	rep, err := bench.RunHostile(ctx, opts)
-	return rep, asJSON, err
+	return rep, *asJSON, err
 }
 
 func runBenchCrowded(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
 	var opts bench.CrowdedOptions
-	var asJSON bool
-	fs := m.newFlagSet("bench crowded", benchUsage)
+	fs, asJSON := m.newBenchFlagSet("bench crowded", benchUsage)
 	fs.IntVar(&opts.Events, "events", bench.DefaultCrowdedEvents, "events stored at one second")
 	fs.IntVar(&opts.EventBytes, "event-bytes", bench.DefaultCrowdedEventBytes, "size of each")
 	fs.IntVar(&opts.Defs, "defs", bench.DefaultCrowdedDefs, "definitions stored, all matching the search")
 	fs.IntVar(&opts.DefBytes, "def-bytes", bench.DefaultCrowdedDefBytes, "size of each")
 	fs.IntVar(&opts.Conns, "conns", bench.DefaultCrowdedConns, "connections sending 4 search COUNTs each")
 	fs.StringVar(&opts.Dir, "dir", "/tmp", "parent of the data dirs (a real disk)")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	if err := parseBenchArgs(fs, args, "bench crowded"); err != nil {
 		return nil, false, err
 	}
 	opts.Progress = m.Stderr
 	rep, err := bench.RunCrowded(ctx, opts)
-	return rep, asJSON, err
+	return rep, *asJSON, err
 }
 
 // runBenchServe serves one of the bench's relays until interrupted.
@@ -274,14 +267,12 @@ func (emptyReport) WriteTable(io.Writer) error { return nil }
 // (the instances of one relay on PostgreSQL: docs/SCALE.md).
 func runBenchDelivery(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
 	var opts bench.DeliveryOptions
-	var asJSON bool
 	var from, to, names listFlag
-	fs := m.newFlagSet("bench delivery", benchUsage)
+	fs, asJSON := m.newBenchFlagSet("bench delivery", benchUsage)
 	fs.Var(&from, "from", "the relay events are published on, ws://host:port (repeatable, pairs with --to)")
 	fs.Var(&to, "to", "the relay whose live subscription receives them (repeatable)")
 	fs.Var(&names, "name", "the name of the route of the same position (repeatable)")
 	fs.IntVar(&opts.Events, "events", bench.DefaultDeliveryEvents, "events per route, published one at a time")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	if err := parseBenchArgs(fs, args, "delivery"); err != nil {
 		return nil, false, err
 	}
@@ -296,5 +287,5 @@ func runBenchDelivery(ctx context.Context, m *Main, args []string) (tableWriter,
 		opts.Pairs = append(opts.Pairs, p)
 	}
 	rep, err := bench.RunDelivery(ctx, opts)
-	return rep, asJSON, err
+	return rep, *asJSON, err
 }

@@ -16,8 +16,7 @@ import (
 // documents (bench/federation_state.go).
 func runBenchFederation(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
 	var opts bench.FederationOptions
-	var asJSON bool
-	fs := m.newFlagSet("bench federation", "bench federation [--nodes N] [--peers N] [--lessons N] [--spacing D] [--seed N] [--idle D] [--cpuprofile F] [--push=false] [--state-owners N] [--state-docs N] [--state-edits N] [--state-interval D] [--state-owner-relay=false] [--dir D] [--json]")
+	fs, asJSON := m.newBenchFlagSet("bench federation", "bench federation [--nodes N] [--peers N] [--lessons N] [--spacing D] [--seed N] [--idle D] [--cpuprofile F] [--push=false] [--state-owners N] [--state-docs N] [--state-edits N] [--state-interval D] [--state-owner-relay=false] [--dir D] [--json]")
 	fs.IntVar(&opts.Nodes, "nodes", bench.DefaultFederationNodes, "nodes")
 	fs.IntVar(&opts.Peers, "peers", bench.DefaultFederationPeers, "relays each node follows")
 	fs.IntVar(&opts.Lessons, "lessons", bench.DefaultFederationLessons, "lessons injected at random nodes")
@@ -32,10 +31,9 @@ func runBenchFederation(ctx context.Context, m *Main, args []string) (tableWrite
 	fs.DurationVar(&opts.StateInterval, "state-interval", bench.DefaultStateInterval, "anti-entropy interval of the state phase's replicators")
 	fs.BoolVar(&opts.StateOwnerRelay, "state-owner-relay", true, "each agent's replicator also links to its owner's relay (the node of the owner's first agent), as with the owner's NIP-65 relays")
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	if err := parseBenchArgs(fs, args, "bench federation"); err != nil {
 		return nil, false, err
 	}
 	rep, err := bench.Federation(ctx, opts)
-	return rep, asJSON, err
+	return rep, *asJSON, err
 }

@@ -12,14 +12,12 @@ import (
 // again after one gains 1%; each is compared with a full REQ download.
 func runBenchNegentropy(ctx context.Context, m *Main, args []string) (tableWriter, bool, error) {
 	var opts bench.NegentropyOptions
-	var asJSON bool
-	fs := m.newFlagSet("bench negentropy", "bench negentropy [--events N] [--dir D] [--json]")
+	fs, asJSON := m.newBenchFlagSet("bench negentropy", "bench negentropy [--events N] [--dir D] [--json]")
 	fs.IntVar(&opts.Events, "events", bench.DefaultNegentropyEvents, "events only node A has, and as many only node B has")
 	fs.StringVar(&opts.Dir, "dir", os.TempDir(), "parent of the data dirs (a real disk)")
-	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	if err := parseBenchArgs(fs, args, "bench negentropy"); err != nil {
 		return nil, false, err
 	}
 	rep, err := bench.Negentropy(ctx, opts)
-	return rep, asJSON, err
+	return rep, *asJSON, err
 }

@@ -36,12 +36,10 @@ func viewCapability(e registry.Entry) capabilityView {
 
 // capSearchFlags holds cap search's command line.
 type capSearchFlags struct {
-	net        netFlags
+	listFlags
 	author     string
 	tool       string
 	permission string
-	limit      int
-	json       bool
 }
 
 const capSearchUsage = "cap search <query> [--author NPUB] [--tool NAME] [--permission P] [--limit N] [--relay URL]... [--json]"
@@ -52,12 +50,10 @@ const capSearchUsage = "cap search <query> [--author NPUB] [--tool NAME] [--perm
 func runCapSearch(ctx context.Context, m *Main, args []string) error {
 	f := &capSearchFlags{}
 	fs := m.newFlagSet("cap search", capSearchUsage)
-	m.addNetFlags(fs, &f.net)
+	m.addListFlags(fs, &f.listFlags, registry.DefaultLimit, "packages")
 	fs.StringVar(&f.author, "author", "", "only packages by this author (npub or hex)")
 	fs.StringVar(&f.tool, "tool", "", "only packages declaring this tool")
 	fs.StringVar(&f.permission, "permission", "", "only packages requiring this permission (state.create, ...)")
-	fs.IntVar(&f.limit, "limit", registry.DefaultLimit, "show at most N packages")
-	fs.BoolVar(&f.json, "json", false, "print JSON")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

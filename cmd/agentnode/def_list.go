@@ -61,13 +61,11 @@ func viewRefs(refs []events.EventRef) []refView {
 
 // defListFlags holds def list's command line.
 type defListFlags struct {
-	net         netFlags
+	listFlags
 	search      string
 	authors     stringList
 	tool        string
 	allVersions bool
-	limit       int
-	json        bool
 }
 
 const defListUsage = "def list [--search Q] [--author NPUB]... [--tool NAME] [--all-versions] [--limit N] [--relay URL]... [--json]"
@@ -77,22 +75,14 @@ const defListUsage = "def list [--search Q] [--author NPUB]... [--tool NAME] [--
 func runDefList(ctx context.Context, m *Main, args []string) error {
 	f := &defListFlags{}
 	fs := m.newFlagSet("def list", defListUsage)
-	m.addNetFlags(fs, &f.net)
+	m.addListFlags(fs, &f.listFlags, 50, "definitions")
 	fs.StringVar(&f.search, "search", "", "full-text search (NIP-50) over title, description, role, use-criteria, content")
 	fs.Var(&f.authors, "author", "only definitions by this author (npub or hex), repeatable")
 	fs.StringVar(&f.tool, "tool", "", "only definitions that expect this tool")
 	fs.BoolVar(&f.allVersions, "all-versions", false, "every version, not only the latest")
-	fs.IntVar(&f.limit, "limit", 50, "show at most N definitions")
-	fs.BoolVar(&f.json, "json", false, "print JSON")
 	teams := fs.Bool("teams", false, "list teams (kind 34199) instead: title, members, the default agent's definition")
-	if err := parseFlags(fs, args); err != nil {
+	if err := f.parse(fs, args, "def list"); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("def list: unexpected argument %q", fs.Arg(0))
-	}
-	if f.limit < 1 {
-		return usagef("def list: --limit must be at least 1 (got %d)", f.limit)
 	}
 	authors, err := pubkeyArgs("def list: --author", f.authors)
 	if err != nil {

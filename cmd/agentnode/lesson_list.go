@@ -35,13 +35,11 @@ func viewLesson(l *events.Lesson) lessonView {
 
 // lessonListFlags holds lesson list's command line.
 type lessonListFlags struct {
-	net        netFlags
+	listFlags
 	definition string
 	authors    stringList
 	category   string
 	search     string
-	limit      int
-	json       bool
 }
 
 const lessonListUsage = "lesson list [--definition REF] [--author NPUB]... [--category C] [--search Q] [--limit N] [--relay URL]... [--json]"
@@ -51,21 +49,13 @@ func runLessonList(ctx context.Context, m *Main, args []string) error {
 	const cmd = "lesson list"
 	f := &lessonListFlags{}
 	fs := m.newFlagSet(cmd, lessonListUsage)
-	m.addNetFlags(fs, &f.net)
+	m.addListFlags(fs, &f.listFlags, 50, "lessons")
 	fs.StringVar(&f.definition, "definition", "", "only lessons about this definition (nevent, note, hex, naddr or npub:slug)")
 	fs.Var(&f.authors, "author", "only lessons by this author (npub or hex), repeatable")
 	fs.StringVar(&f.category, "category", "", "only lessons of this category")
 	fs.StringVar(&f.search, "search", "", "full-text search (NIP-50) over title, category, topics, content")
-	fs.IntVar(&f.limit, "limit", 50, "show at most N lessons")
-	fs.BoolVar(&f.json, "json", false, "print JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := f.parse(fs, args, cmd); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("%s: unexpected argument %q", cmd, fs.Arg(0))
-	}
-	if f.limit < 1 {
-		return usagef("%s: --limit must be at least 1 (got %d)", cmd, f.limit)
 	}
 	filter, ref, err := f.filter()
 	if err != nil {

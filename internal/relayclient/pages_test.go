@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,23 +33,7 @@ func signedAt(t *testing.T, k testkit.Key, at nostr.Timestamp, n int, tag string
 // within one call is not kept; calls come one after the other).
 func store(t *testing.T, r *relay.Relay, evts []*nostr.Event) {
 	t.Helper()
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for w := range 8 {
-		wg.Go(func() {
-			for i := w; i < len(evts); i += 8 {
-				if err := r.Publish(context.Background(), evts[i]); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		t.Fatal(err)
-	}
+	testkit.Parallel(t, len(evts), 8, func(i int) error { return r.Publish(context.Background(), evts[i]) })
 }
 
 // crowd is a store with 5 newer notes, 250 in one second, and 5 older.

@@ -1,6 +1,10 @@
 // Package testkit holds the test setup the project's packages share:
-// fresh keys, a fake clock, waiting for a condition with a deadline and
-// running a component's Run(ctx) for the rest of a test; testkit/testrelay opens the embedded relay in-process. It is imported
+// fresh keys, a fake clock, waiting for a condition with a deadline,
+// running a component's Run(ctx) for the rest of a test, work striped
+// over goroutines (Parallel), NIP-59 gift wraps (Seal, GiftWrap,
+// JunkWrap, Encrypt), the scaffolding of the conformance suites
+// (RunSuite) and running the binary for its JSON (RunJSON);
+// testkit/testrelay opens the embedded relay in-process. It is imported
 // by tests only, and imports nothing of the project (so that any
 // package's in-package tests may use it).
 //

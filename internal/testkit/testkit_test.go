@@ -1,6 +1,7 @@
 package testkit_test
 
 import (
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -43,5 +44,24 @@ func TestClock(t *testing.T) {
 	clk.Set(start)
 	if got := clk.Now(); !got.Equal(start) {
 		t.Errorf("after Set: %v, want %v", got, start)
+	}
+}
+
+func TestParallel_callsEveryIndexOnce(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[int]int{}
+	testkit.Parallel(t, 100, 7, func(i int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[i]++
+		return nil
+	})
+	for i := range 100 {
+		if seen[i] != 1 {
+			t.Fatalf("index %d called %d times, want once", i, seen[i])
+		}
+	}
+	if len(seen) != 100 {
+		t.Fatalf("%d indexes called, want 100", len(seen))
 	}
 }

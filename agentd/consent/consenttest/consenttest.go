@@ -28,15 +28,17 @@ import (
 type Open func() consent.Backend
 
 // Fresh makes an empty backing and returns how to open handles on it.
-type Fresh func(t *testing.T) Open
+type Fresh = testkit.Fresh[Open]
 
 // Run runs the suite.
 func Run(t *testing.T, fresh Fresh) {
-	t.Run("AskGetList", func(t *testing.T) { askGetList(t, fresh(t)) })
-	t.Run("Decide", func(t *testing.T) { decide(t, fresh(t)) })
-	t.Run("ConcurrentDecide", func(t *testing.T) { concurrentDecide(t, fresh(t)) })
-	t.Run("Revoke", func(t *testing.T) { revoke(t, fresh(t)) })
-	t.Run("WaitOtherHandle", func(t *testing.T) { waitOther(t, fresh(t)) })
+	testkit.RunSuite(t, fresh,
+		testkit.Case[Open]{Name: "AskGetList", Test: askGetList},
+		testkit.Case[Open]{Name: "Decide", Test: decide},
+		testkit.Case[Open]{Name: "ConcurrentDecide", Test: concurrentDecide},
+		testkit.Case[Open]{Name: "Revoke", Test: revoke},
+		testkit.Case[Open]{Name: "WaitOtherHandle", Test: waitOther},
+	)
 }
 
 var policy = consent.Policy{Require: []string{consent.OpDelegateRemote}}

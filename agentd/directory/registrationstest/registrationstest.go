@@ -15,18 +15,21 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/agentd/directory"
+	"github.com/agentnode/agentnode/internal/testkit"
 )
 
 // Open returns a new handle on one backing.
 type Open func() directory.Registrations
 
 // Fresh makes an empty backing and returns how to open handles on it.
-type Fresh func(t *testing.T) Open
+type Fresh = testkit.Fresh[Open]
 
 // Run runs the suite.
 func Run(t *testing.T, fresh Fresh) {
-	t.Run("Registered", func(t *testing.T) { registered(t, fresh(t)) })
-	t.Run("Claims", func(t *testing.T) { claims(t, fresh(t)) })
+	testkit.RunSuite(t, fresh,
+		testkit.Case[Open]{Name: "Registered", Test: registered},
+		testkit.Case[Open]{Name: "Claims", Test: claims},
+	)
 }
 
 func registered(t *testing.T, open Open) {

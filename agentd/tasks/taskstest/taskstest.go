@@ -26,16 +26,18 @@ import (
 type Open func() tasks.Backend
 
 // Fresh makes an empty backing and returns how to open handles on it.
-type Fresh func(t *testing.T) Open
+type Fresh = testkit.Fresh[Open]
 
 // Run runs the suite.
 func Run(t *testing.T, fresh Fresh) {
-	t.Run("CreateGet", func(t *testing.T) { createGet(t, fresh(t)) })
-	t.Run("Transitions", func(t *testing.T) { transitions(t, fresh(t)) })
-	t.Run("ConcurrentTransition", func(t *testing.T) { concurrentTransition(t, fresh(t)) })
-	t.Run("ListActive", func(t *testing.T) { listActive(t, fresh(t)) })
-	t.Run("Deadlines", func(t *testing.T) { deadlines(t, fresh(t)) })
-	t.Run("WaitOtherHandle", func(t *testing.T) { waitOther(t, fresh(t)) })
+	testkit.RunSuite(t, fresh,
+		testkit.Case[Open]{Name: "CreateGet", Test: createGet},
+		testkit.Case[Open]{Name: "Transitions", Test: transitions},
+		testkit.Case[Open]{Name: "ConcurrentTransition", Test: concurrentTransition},
+		testkit.Case[Open]{Name: "ListActive", Test: listActive},
+		testkit.Case[Open]{Name: "Deadlines", Test: deadlines},
+		testkit.Case[Open]{Name: "WaitOtherHandle", Test: waitOther},
+	)
 }
 
 func newClock() *testkit.Clock { return testkit.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) }
