@@ -23,31 +23,50 @@ import (
 // failure after the swap puts the old files and manifest back.
 
 // fileChanges are the names of the files an upgrade to target adds and
-// removes, and whether the agent's file set changes at all.
+// removes, and whether the agent's file set changes at all. A file is
+// kept when the agent has it by the same kind-1063 event, or by the same
+// name and sha256 under another one: a publisher signs a new 1063 for an
+// unchanged file with each version (a new created_at, another server),
+// and that is no change to the agent's home.
 func (d *Daemon) fileChanges(ctx context.Context, agent string, target *events.Definition) (added, removed []string, changed bool) {
 	have, _ := d.Files(agent)
+	want := make([]fileRef, len(target.Files))
+	for i, r := range target.Files {
+		want[i] = d.resolveRef(ctx, r.ID)
+	}
 	added, removed = []string{}, []string{}
 	for _, f := range have {
-		if !slices.ContainsFunc(target.Files, func(r events.EventRef) bool { return r.ID == f.Meta }) {
+		if !slices.ContainsFunc(want, f.sameAs) {
 			removed = append(removed, f.Name)
 		}
 	}
-	for _, r := range target.Files {
-		if !slices.ContainsFunc(have, func(f InstalledFile) bool { return f.Meta == r.ID }) {
-			added = append(added, d.refName(ctx, r.ID))
+	for _, r := range want {
+		if !slices.ContainsFunc(have, func(f InstalledFile) bool { return f.sameAs(r) }) {
+			added = append(added, r.name)
 		}
 	}
 	return added, removed, len(added) > 0 || len(removed) > 0
 }
 
-// refName is the file name a 1063 gives, else its id.
-func (d *Daemon) refName(ctx context.Context, id string) string {
+// fileRef is a definition's file reference as its kind-1063 describes it:
+// name and sha256 are empty when the 1063 is not at hand (name is then
+// the id).
+type fileRef struct{ id, name, sha256 string }
+
+// sameAs reports whether f is the file r names: the same 1063, or the
+// same name and content.
+func (f InstalledFile) sameAs(r fileRef) bool {
+	return f.Meta == r.id || r.sha256 != "" && f.SHA256 == r.sha256 && f.Name == r.name
+}
+
+// resolveRef describes the 1063 id from the store.
+func (d *Daemon) resolveRef(ctx context.Context, id string) fileRef {
 	if evt, err := d.byID(ctx, id); err == nil && evt != nil {
 		if m, err := events.ParseFileMetadata(evt); err == nil {
-			return m.FileName()
+			return fileRef{id: id, name: m.FileName(), sha256: m.SHA256}
 		}
 	}
-	return id
+	return fileRef{id: id, name: id}
 }
 
 // upgradeFiles is what an upgrade does to the agent's files: nothing

@@ -140,3 +140,34 @@ func TestDaemon_Upgrade_replacesFiles(t *testing.T) {
 		t.Fatalf("after an upgrade to a version without files: %v, manifest %v", got, names)
 	}
 }
+
+// TestDaemon_Upgrade_sameFileUnderANewMetadataEvent: a new version that
+// references an unchanged file through another kind-1063 (a publisher
+// signs one per publish: another second, another server) neither adds nor
+// removes it; only the files that really changed are named.
+func TestDaemon_Upgrade_sameFileUnderANewMetadataEvent(t *testing.T) {
+	n := newFilesNode(t)
+	ctx := context.Background()
+	a, b := n.file("a.txt", []byte("alpha"), true), n.file("b.txt", []byte("bravo"), true)
+	agent := n.install(agentd.InstallRequest{Definition: n.version("1", a, b).ID, Owner: testkit.NewKey(t).PK}).Agent
+
+	sum := sha256.Sum256([]byte("alpha"))
+	sha := hex.EncodeToString(sum[:])
+	again := events.FileMetadata{URL: "https://other-blossom.example/" + sha, SHA256: sha, Size: 5, Type: "text/plain", Name: "a.txt"}
+	a2 := events.EventRef{ID: n.publish(n.author.SK, again.Template()).ID, Marker: events.MarkerFile}
+	if a2.ID == a.ID {
+		t.Fatal("the second 1063 of a.txt has the first one's id")
+	}
+	c := n.file("c.txt", []byte("charlie"), true)
+	plan, err := n.d.PlanUpgrade(ctx, agent.PubKey, n.version("2", a2, c).ID)
+	if err != nil || !slices.Equal(plan.FilesAdded, []string{"c.txt"}) || !slices.Equal(plan.FilesRemoved, []string{"b.txt"}) {
+		t.Fatalf("plan: added %v removed %v, %v; want c.txt added, b.txt removed (a.txt unchanged)", plan.FilesAdded, plan.FilesRemoved, err)
+	}
+	v3 := n.version("3", a2, b)
+	if plan, err = n.d.Upgrade(ctx, agent.PubKey, v3.ID); err != nil || !plan.Applied || len(plan.FilesAdded)+len(plan.FilesRemoved) != 0 {
+		t.Fatalf("upgrade to the same files under new 1063s: %+v, %v; want applied, no file changes", plan, err)
+	}
+	if got, names := n.homeFiles(agent.PubKey); got["a.txt"] != "alpha" || got["b.txt"] != "bravo" || len(got) != 2 || !slices.Equal(names, []string{"a.txt", "b.txt"}) {
+		t.Fatalf("after the upgrade: files %v, manifest %v", got, names)
+	}
+}
