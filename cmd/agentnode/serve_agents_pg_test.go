@@ -357,6 +357,9 @@ func TestServe_PostgresAgents_TakeoverAfterSIGKILL(t *testing.T) {
 		t.Fatalf("agentnode chat via the other instance: %q", out)
 	}
 	checkCAPAnyInstance(t, holder, survivor, token, agent)
+	// "agent runs here" is logged once the takeover's DM catch-up returned,
+	// which may follow the first answers.
+	testkit.WaitFor(t, pgWait, "the holder's log of the agent's start", func() bool { return p.startedHere(agent) > 0 })
 	if n := p.startedHere(agent); n != 1 {
 		t.Fatalf("the agent started on %d instances, want 1", n)
 	}
