@@ -58,7 +58,7 @@ func TestServer_RequiredRefusesPlaintext(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{Encryption: contextvm.EncryptionRequired})
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: newKey().sk, Server: f.agent.pk, Encryption: contextvm.EncryptionDisabled}
+	tr := &contextvm.ClientTransport{Network: allowLoopback, Relays: []string{f.url}, SecretKey: newKey().sk, Server: f.agent.pk, Encryption: contextvm.EncryptionDisabled}
 	_, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
 	if err == nil {
 		t.Fatal("plaintext initialize to a server requiring encryption succeeded")
@@ -70,7 +70,7 @@ func TestServer_AuthorizeRefuses(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{Authorize: func(context.Context, string, string) error { return context.Canceled }})
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: newKey().sk, Server: f.agent.pk}
+	tr := &contextvm.ClientTransport{Network: allowLoopback, Relays: []string{f.url}, SecretKey: newKey().sk, Server: f.agent.pk}
 	_, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
 	if err == nil {
 		t.Fatal("a refused client initialized")
@@ -122,7 +122,7 @@ func TestServer_IdenticalSessionsSameSecond(t *testing.T) {
 			caller := newKey()
 			for i := range 2 {
 				ctx, cancel := context.WithTimeout(context.Background(), testWait)
-				tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: caller.sk, Server: f.agent.pk, Encryption: enc}
+				tr := &contextvm.ClientTransport{Network: allowLoopback, Relays: []string{f.url}, SecretKey: caller.sk, Server: f.agent.pk, Encryption: enc}
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "same", Version: "1"}, nil).Connect(ctx, tr, nil)
 				cancel()
 				if err != nil {
