@@ -8,6 +8,7 @@ require (
 	github.com/bep/debounce v1.2.1
 	github.com/blugelabs/bluge v0.2.2
 	github.com/btcsuite/btcd/btcec/v2 v2.3.4
+	github.com/coder/websocket v1.8.13
 	github.com/fasthttp/websocket v1.5.12
 	github.com/fiatjaf/eventstore v0.17.2
 	github.com/fiatjaf/khatru v0.19.1
@@ -53,7 +54,6 @@ require (
 	github.com/caio/go-tdigest v3.1.0+incompatible // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cloudwego/base64x v0.1.5 // indirect
-	github.com/coder/websocket v1.8.13 // indirect
 	github.com/decred/dcrd/crypto/blake256 v1.1.0 // indirect
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1 // indirect
 	github.com/dgryski/go-metro v0.0.0-20211217172704-adc40b04c140 // indirect

@@ -12,6 +12,7 @@ import (
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/lookup"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/netguard"
 	"github.com/agentnode/agentnode/internal/testkit"
 )
 
@@ -36,7 +37,8 @@ func TestInstall_looksUpADefinitionItLacks(t *testing.T) {
 		return err
 	}
 	n := openNode(t, agentd.Config{FindDefinition: find})
-	lk = lookup.New(lookup.Config{Local: n.r, Peers: func() []string { return peers }, Logger: quiet})
+	lk = lookup.New(lookup.Config{Local: n.r, Peers: func() []string { return peers }, Logger: quiet,
+		Network: netguard.Policy{AllowPrivate: true}}) // its relays are on 127.0.0.1
 
 	plain := openNode(t, agentd.Config{})
 	if _, err := plain.d.Install(context.Background(), agentd.InstallRequest{Definition: def.ID, Owner: owner.PK}); !errors.Is(err, agentd.ErrDefinitionNotFound) {

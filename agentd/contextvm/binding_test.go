@@ -28,7 +28,7 @@ func TestBinding_NostrServiceURI(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return &contextvm.ClientTransport{Relays: relays, SecretKey: caller, Server: server}, nil
+		return &contextvm.ClientTransport{Relays: relays, SecretKey: caller, Server: server, Network: allowLoopback}, nil
 	}})
 	t.Cleanup(func() { r.Close() })
 	nprofile, err := nip19.EncodeProfile(f.agent.PK, []string{f.url})

@@ -1,6 +1,7 @@
 package contextvm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/internal/backoff"
+	"github.com/agentnode/agentnode/internal/netguard"
 	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
@@ -32,6 +34,11 @@ type ClientTransport struct {
 	// 1059 until then; Required the same; Disabled sends plaintext.
 	Encryption Encryption
 	Logger     *slog.Logger
+	// Network guards the dials of Relays: relays a service_uri names
+	// are a stranger's choice, and its zero value refuses loopback,
+	// private and link-local addresses (the node's own network). A
+	// caller whose Relays are its own sets AllowPrivate.
+	Network netguard.Policy
 }
 
 var _ mcp.Transport = (*ClientTransport)(nil)
@@ -61,20 +68,42 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &clientConn{t: t, pub: pub, log: log, cancel: cancel, in: make(chan jsonrpc.Message, 64),
-		live: make(chan struct{}), closed: make(chan struct{}), sent: map[string]bool{}, seen: newSeen(10*time.Minute, DefaultReplayIDs, time.Now)}
+		live: make(chan struct{}), closed: make(chan struct{}), sent: map[string]bool{}, seen: newSeen(10*time.Minute, DefaultReplayIDs, time.Now),
+		refused: make(chan error, len(t.Relays))}
+	guard := t.Network
+	guard.Label = cmp.Or(guard.Label, "contextvm")
 	for _, u := range t.Relays {
-		r := relayclient.New(u, t.SecretKey, log)
+		r := relayclient.NewWith(u, t.SecretKey, log, relayclient.Options{Guard: &guard})
 		c.relays = append(c.relays, r)
 		c.wg.Go(func() { c.listen(runCtx, r) })
 	}
-	select {
-	case <-c.live:
-		return c, nil
-	case <-ctx.Done():
-	case <-time.After(subscribeWait):
+	if err := c.awaitLive(ctx); err != nil {
+		c.Close()
+		return nil, err
 	}
-	c.Close()
-	return nil, fmt.Errorf("contextvm: no relay subscription became live: %w", context.Cause(ctx))
+	return c, nil
+}
+
+// awaitLive waits for the first live reply subscription; it fails when
+// ctx ends, after subscribeWait, or when the guard refused every relay.
+func (c *clientConn) awaitLive(ctx context.Context) error {
+	timeout := time.NewTimer(subscribeWait)
+	defer timeout.Stop()
+	var refused []error
+	for {
+		select {
+		case <-c.live:
+			return nil
+		case err := <-c.refused:
+			if refused = append(refused, err); len(refused) == len(c.relays) {
+				return fmt.Errorf("contextvm: no relay may be dialled: %w", errors.Join(refused...))
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("contextvm: no relay subscription became live: %w", context.Cause(ctx))
+		case <-timeout.C:
+			return errors.New("contextvm: no relay subscription became live")
+		}
+	}
 }
 
 // clientConn is the client side of one ContextVM session.
@@ -89,6 +118,7 @@ type clientConn struct {
 	seen   *seen
 
 	liveOnce  sync.Once
+	refused   chan error // a relay the guard refused, once each (buffered for all)
 	closed    chan struct{}
 	live      chan struct{}
 	closeOnce sync.Once
@@ -108,6 +138,8 @@ var replyRetry = backoff.Backoff{Min: 250 * time.Millisecond, Max: 30 * time.Sec
 // subscribing again (on replyRetry's schedule) when it drops.
 func (c *clientConn) listen(ctx context.Context, r *relayclient.Relay) {
 	defer r.Close()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	f := nostr.Filter{Kinds: []int{KindMessage, KindGiftWrap, KindEphemeralGiftWrap}, Tags: nostr.TagMap{"p": {c.pub}},
 		Since: ptr(nostr.Now())}
 	replyRetry.Loop(ctx, func(ctx context.Context) (bool, error) {
@@ -116,6 +148,11 @@ func (c *clientConn) listen(ctx context.Context, r *relayclient.Relay) {
 			up.Store(true)
 			c.liveOnce.Do(func() { close(c.live) })
 		})
+		if blocked := (*netguard.BlockedError)(nil); errors.As(err, &blocked) {
+			c.log.Warn("contextvm: relay not dialled: not a public address", "relay", r.URL(), "err", err)
+			c.refused <- err
+			stop() // it would be refused again
+		}
 		return up.Load(), err
 	}, func(rt backoff.Retry) {
 		c.log.Debug("contextvm: reply subscription ended", "relay", r.URL(), "err", rt.Err, "retry_in", rt.Wait)

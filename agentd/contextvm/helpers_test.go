@@ -94,7 +94,7 @@ func (f *fixture) connectVia(t testing.TB, url string, caller key, enc contextvm
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{url}, SecretKey: caller.SK, Server: f.agent.PK, Encryption: enc, Logger: testLogger(t)}
+	tr := &contextvm.ClientTransport{Network: allowLoopback, Relays: []string{url}, SecretKey: caller.SK, Server: f.agent.PK, Encryption: enc, Logger: testLogger(t)}
 	// A distinct name per session: two identical initialize requests
 	// signed by one key in the same second are one event (the same id).
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: fmt.Sprint(sessionNo.Add(1))}, nil).Connect(ctx, tr, nil)

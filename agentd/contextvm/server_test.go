@@ -59,7 +59,7 @@ func TestServer_RequiredRefusesPlaintext(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{Encryption: contextvm.EncryptionRequired})
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: testkit.NewKey(t).SK, Server: f.agent.PK, Encryption: contextvm.EncryptionDisabled}
+	tr := &contextvm.ClientTransport{Network: allowLoopback, Relays: []string{f.url}, SecretKey: testkit.NewKey(t).SK, Server: f.agent.PK, Encryption: contextvm.EncryptionDisabled}
 	_, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
 	if err == nil {
 		t.Fatal("plaintext initialize to a server requiring encryption succeeded")
@@ -71,7 +71,7 @@ func TestServer_AuthorizeRefuses(t *testing.T) {
 	f := startFixture(t, contextvm.ServerConfig{Authorize: func(context.Context, string, string) error { return context.Canceled }})
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: testkit.NewKey(t).SK, Server: f.agent.PK}
+	tr := &contextvm.ClientTransport{Network: allowLoopback, Relays: []string{f.url}, SecretKey: testkit.NewKey(t).SK, Server: f.agent.PK}
 	_, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
 	if err == nil {
 		t.Fatal("a refused client initialized")
@@ -123,7 +123,7 @@ func TestServer_IdenticalSessionsSameSecond(t *testing.T) {
 			caller := testkit.NewKey(t)
 			for i := range 2 {
 				ctx, cancel := context.WithTimeout(context.Background(), testWait)
-				tr := &contextvm.ClientTransport{Relays: []string{f.url}, SecretKey: caller.SK, Server: f.agent.PK, Encryption: enc}
+				tr := &contextvm.ClientTransport{Network: allowLoopback, Relays: []string{f.url}, SecretKey: caller.SK, Server: f.agent.PK, Encryption: enc}
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "same", Version: "1"}, nil).Connect(ctx, tr, nil)
 				cancel()
 				if err != nil {

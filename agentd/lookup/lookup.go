@@ -11,6 +11,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/internal/netguard"
 	"github.com/agentnode/agentnode/internal/relayclient"
 )
 
@@ -36,6 +37,13 @@ type Config struct {
 	GlobalRate    int           // queries per minute to all relays together [300]
 	NegativeTTL   time.Duration // "not found" is remembered this long [2 min]
 	MaxRemembered int           // entries of the negative cache and of the source map [10,000]
+
+	// Network guards the dials of relays strangers name (hints, pointers,
+	// NIP-65 relay lists, comment roots): its zero value refuses
+	// loopback, private and link-local addresses (the node's own
+	// network), checked at dial time. The Peers are the operator's and
+	// are dialled whatever their address.
+	Network netguard.Policy
 }
 
 func (c Config) withDefaults() Config {
@@ -155,8 +163,13 @@ func (l *Lookup) ask(ctx context.Context, relays []string, filter nostr.Filter) 
 func (l *Lookup) query(ctx context.Context, url string, filter nostr.Filter) []*nostr.Event {
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
 	defer cancel()
-	conn, err := relayclient.Dial(ctx, url, relayclient.Options{Verify: true})
-	if err != nil {
+	conn, err := relayclient.Dial(ctx, url, relayclient.Options{Verify: true, Guard: l.guard(url)})
+	var blocked *netguard.BlockedError
+	switch {
+	case errors.As(err, &blocked):
+		l.cfg.Logger.Info("lookup: relay not dialled: not a public address", "relay", url, "err", err)
+		return nil
+	case err != nil:
 		l.cfg.Logger.Debug("lookup: relay unreachable", "relay", url, "err", err)
 		return nil
 	}
@@ -167,6 +180,17 @@ func (l *Lookup) query(ctx context.Context, url string, filter nostr.Filter) []*
 		l.cfg.Logger.Debug("lookup: query failed", "relay", url, "err", err)
 	}
 	return evts
+}
+
+// guard is the policy a dial of url passes: none for a peer (the
+// operator named it), else Config.Network.
+func (l *Lookup) guard(url string) *netguard.Policy {
+	if slices.Contains(l.cfg.Peers(), url) {
+		return nil
+	}
+	g := l.cfg.Network
+	g.Label = cmp.Or(g.Label, "lookup")
+	return &g
 }
 
 // store publishes the hits locally (a refusal drops the event) and

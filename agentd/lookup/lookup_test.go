@@ -98,7 +98,7 @@ func TestQuerier_findsAProfileOnTheAuthorsNIP65Relay(t *testing.T) {
 	alice := newKey()
 	alice.publish(t, peer.Relay, 10002, nostr.Tags{{"r", home.url}, {"r", "wss://read.example", "read"}}, "")
 	prof := alice.publish(t, home.Relay, 0, nil, `{"name":"alice"}`)
-	lk := New(Config{Local: node.Relay, Peers: func() []string { return []string{peer.url} }, Logger: quiet()})
+	lk := New(Config{Local: node.Relay, Peers: func() []string { return []string{peer.url} }, Logger: quiet(), Network: allowLoopback})
 	got, err := lk.Querier().QuerySync(context.Background(), nostr.Filter{Kinds: []int{0}, Authors: []string{alice.pk}})
 	if err != nil || len(got) != 1 || got[0].ID != prof.ID {
 		t.Fatalf("lookup: %v, %v", got, err)
@@ -171,7 +171,7 @@ func TestQuerier_followsTheClaimsRelayHints(t *testing.T) {
 	owner, alice := newKey(), newKey()
 	prof := alice.publish(t, home.Relay, 0, nostr.Tags{{"p", owner.pk}}, `{"name":"alice"}`)
 	owner.publish(t, node.Relay, 14199, nostr.Tags{{"p", alice.pk, home.url}}, "")
-	lk := New(Config{Local: node.Relay, Logger: quiet()})
+	lk := New(Config{Local: node.Relay, Logger: quiet(), Network: allowLoopback})
 	list, err := relay.OwnerAgents(context.Background(), lk.Querier(), owner.pk)
 	if err != nil || len(list) != 1 || !list[0].Verified {
 		t.Fatalf("owner's agents through the lookup: %+v, %v", list, err)

@@ -74,7 +74,7 @@ func TestResolve_followsTheNeventsRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lk := New(Config{Local: node.Relay, Logger: quiet()})
+	lk := New(Config{Local: node.Relay, Logger: quiet(), Network: allowLoopback})
 	got, err := lk.Resolve(context.Background(), p)
 	if err != nil || len(got) != 1 || got[0].ID != lesson.ID {
 		t.Fatalf("Resolve: %v, %v", got, err)
@@ -104,7 +104,7 @@ func TestQuerier_followsETagAndATagHints(t *testing.T) {
 	other := author.publish(t, home.Relay, 1, nil, "referenced note")
 	addr := "30199:" + author.pk + ":memo@1.0.0"
 	agent.publish(t, node.Relay, 1, nostr.Tags{{"a", addr, home.url}, {"e", other.ID, home.url}}, "uses memo")
-	lk := New(Config{Local: node.Relay, Logger: quiet()})
+	lk := New(Config{Local: node.Relay, Logger: quiet(), Network: allowLoopback})
 	q, ctx := lk.Querier(), context.Background()
 	if _, err := q.QuerySync(ctx, nostr.Filter{Authors: []string{agent.pk}}); err != nil { // the hints are read here
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func TestFollower_fetchesACommentsRootLesson(t *testing.T) {
 	bob, carol := newKey(), newKey()
 	def := bob.publish(t, home.Relay, 4199, nostr.Tags{{"title", "writer"}}, "")
 	lesson := bob.publish(t, home.Relay, 4129, nostr.Tags{{"title", "t"}, {"category", "c"}, {"e", def.ID}}, "a lesson")
-	lk := New(Config{Local: node.Relay, Logger: quiet()})
+	lk := New(Config{Local: node.Relay, Logger: quiet(), Network: allowLoopback})
 	f := lk.Follower()
 	remove := node.OnStored(f.Notify)
 	defer remove()
@@ -168,7 +168,7 @@ func waitABit(ctx context.Context) {
 
 // A full queue drops instead of blocking the relay's store hook.
 func TestFollower_notifyNeverBlocks(t *testing.T) {
-	f := New(Config{Local: openRelay(t).Relay, Logger: quiet()}).Follower()
+	f := New(Config{Local: openRelay(t).Relay, Logger: quiet(), Network: allowLoopback}).Follower()
 	c := &nostr.Event{Kind: 1111}
 	for range followQueue + 5 {
 		f.Notify(c)
@@ -186,7 +186,7 @@ func TestQuerier_verifyByNprofileAsksItsRelays(t *testing.T) {
 	owner, alice := newKey(), newKey()
 	prof := alice.publish(t, home.Relay, 0, nostr.Tags{{"bot"}, {"p", owner.pk}}, `{"name":"alice"}`)
 	owner.publish(t, node.Relay, 14199, nostr.Tags{{"p", alice.pk}}, "")
-	lk := New(Config{Local: node.Relay, Logger: quiet()})
+	lk := New(Config{Local: node.Relay, Logger: quiet(), Network: allowLoopback})
 	node.SetVerifier(lk.Querier())
 	nprofile, _ := nip19.EncodeProfile(alice.pk, []string{home.url})
 	httpURL := "http" + strings.TrimPrefix(node.url, "ws")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentnode/agentnode/capabilities"
+	"github.com/agentnode/agentnode/internal/netguard"
 	"github.com/agentnode/agentnode/internal/redact"
 )
 
@@ -23,10 +24,10 @@ const maxRedirects = 5
 // newHTTPClient returns a client whose every connection passes g, that
 // uses no proxy (a proxy would dial on our behalf, past the guard) and
 // that follows only http(s) redirects.
-func newHTTPClient(g *guard) *http.Client {
+func newHTTPClient(g *netguard.Policy) *http.Client {
 	tr := &http.Transport{
 		Proxy:               nil,
-		DialContext:         g.dialContext,
+		DialContext:         g.DialContext,
 		ForceAttemptHTTP2:   true,
 		MaxIdleConns:        32,
 		IdleConnTimeout:     90 * time.Second,

@@ -17,11 +17,12 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
 
+	"github.com/agentnode/agentnode/internal/netguard"
 	"github.com/agentnode/agentnode/internal/redact"
 )
 
 // Conn is one websocket connection to a relay, speaking NIP-01 and NIP-42
-// over go-nostr's Connection and envelopes. It does not reconnect: when
+// over a coder/websocket connection (ws.go) and go-nostr's envelopes. It does not reconnect: when
 // the connection ends, Done is closed and every call fails; Relay (or the
 // caller, as agentd/peers does) dials again.
 //
@@ -44,7 +45,7 @@ import (
 // A Conn is safe for concurrent use.
 type Conn struct {
 	url          string
-	conn         *nostr.Connection
+	conn         *wsConn
 	verify       bool
 	writeTimeout time.Duration
 
@@ -79,6 +80,12 @@ type Options struct {
 	// Header is sent with the websocket handshake (tests set
 	// X-Forwarded-For with it); nil for none.
 	Header http.Header
+	// Guard, if set, checks every address the handshake connects to:
+	// a relay URL a stranger chose (a tag's hint, a relay list, a
+	// service URI) must pass the node's policy, or the dial fails with a
+	// *netguard.BlockedError. Nil dials anything: the operator named
+	// the relay (--peer, the CLI, bench).
+	Guard *netguard.Policy
 }
 
 // Errors of a connection and its calls.
@@ -90,6 +97,8 @@ var (
 	// and Conn.Query when the relay closes the subscription or the
 	// connection drops.
 	ErrSubscriptionEnded = errors.New("relayclient: subscription ended")
+	// errPingSlow: a ping's pong did not come in time.
+	errPingSlow = errors.New("ping took too long")
 )
 
 // RefusedError is a relay's OK false to an EVENT or AUTH. Reason is the
@@ -124,7 +133,7 @@ const (
 // Dial connects to url within ctx. The connection's life is not ctx's:
 // Close ends it.
 func Dial(ctx context.Context, url string, opt Options) (*Conn, error) {
-	conn, err := nostr.NewConnection(ctx, url, opt.Header, nil)
+	conn, err := dialWS(ctx, url, opt.Header, opt.Guard)
 	if err != nil {
 		return nil, redact.Error(fmt.Errorf("relayclient: connect %s: %w", url, err)) // the URL may carry credentials
 	}

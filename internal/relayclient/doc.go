@@ -16,6 +16,12 @@
 //     replication (agentd/state/replicate) and the kind-25910 client
 //     (agentd/nostrrpc) use it.
 //
+// A relay URL a stranger chose (a tag's hint, a relay list, a service
+// URI) is dialled with Options.Guard (NewWith for a Relay): the
+// node's internal/netguard policy, checked at dial time, so such a URL
+// cannot reach loopback, private or link-local addresses. Dials of relays
+// the operator named pass no Guard.
+//
 // Walk (pages.go) is the project's one relay-paging loop: it reads a
 // filter's matches newest first from any Querier (a Conn, a Relay, the
 // in-process relay, a source of agentd), page by page with an inclusive

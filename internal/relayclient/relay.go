@@ -21,6 +21,7 @@ type Relay struct {
 	url string
 	sk  string
 	log *slog.Logger
+	opt Options // of every dial
 
 	mu       sync.Mutex
 	conn     *Conn
@@ -31,10 +32,19 @@ type Relay struct {
 // New returns a Relay for url that authenticates with secretKey
 // (hex: the agent's key). It does not connect yet.
 func New(url, secretKey string, log *slog.Logger) *Relay {
+	return NewWith(url, secretKey, log, Options{})
+}
+
+// NewWith is New with the Options of every dial (a Guard for a relay a
+// stranger named); a nil OnNotice logs notices at debug level.
+func NewWith(url, secretKey string, log *slog.Logger, opt Options) *Relay {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Relay{url: url, sk: secretKey, log: log}
+	if opt.OnNotice == nil {
+		opt.OnNotice = func(n string) { log.Debug("relayclient: relay notice", "relay", url, "notice", n) }
+	}
+	return &Relay{url: url, sk: secretKey, log: log, opt: opt}
 }
 
 // URL is the relay's address.
@@ -70,9 +80,7 @@ func (w *Relay) connect(ctx context.Context) (*Conn, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, okTimeout)
 	defer cancel()
-	c, err := Dial(ctx, w.url, Options{OnNotice: func(n string) {
-		w.log.Debug("relayclient: relay notice", "relay", w.url, "notice", n)
-	}})
+	c, err := Dial(ctx, w.url, w.opt)
 	if err != nil {
 		w.fails++
 		w.lastFail = time.Now()
