@@ -396,20 +396,38 @@ func (c *Conn) Subscribe(ctx context.Context, filters nostr.Filters) (*Sub, erro
 // ErrSubscriptionEnded (wrapping ErrConnClosed), ctx's end ctx's error.
 // Unlike go-nostr's QuerySync, none of them returns what arrived so far.
 func (c *Conn) Query(ctx context.Context, filters nostr.Filters) ([]*nostr.Event, error) {
-	var out []*nostr.Event
-	most := queryCap(filters)
-	reason, err := drain(ctx, c, filters, true, func(evt *nostr.Event) {
-		if len(out) < most {
-			out = append(out, evt)
-		}
-	}, nil)
+	got := newCollector(filters)
+	reason, err := drain(ctx, c, filters, true, got.add, nil)
 	if err != nil {
 		return nil, err
 	}
 	if reason != "" {
 		return nil, &ClosedError{URL: c.url, Reason: reason}
 	}
-	return out, nil
+	return got.out, nil
+}
+
+// collector keeps a query's events up to its cap (queryCap), each id
+// once: a relay may send one event twice before its EOSE (stored, and
+// live when it was committed while the query ran; NIP-01 leaves
+// deduplication to the client).
+type collector struct {
+	out  []*nostr.Event
+	seen map[string]struct{}
+	most int
+}
+
+func newCollector(filters nostr.Filters) *collector {
+	return &collector{seen: map[string]struct{}{}, most: queryCap(filters)}
+}
+
+// add keeps evt unless the cap is reached or its id was kept already.
+func (c *collector) add(evt *nostr.Event) {
+	if _, dup := c.seen[evt.ID]; dup || len(c.out) >= c.most {
+		return
+	}
+	c.seen[evt.ID] = struct{}{}
+	c.out = append(c.out, evt)
 }
 
 // MaxQueryEvents is the most events a Query keeps when its filters set no

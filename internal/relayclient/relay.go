@@ -112,14 +112,9 @@ func (w *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
 func (w *Relay) Query(ctx context.Context, filter nostr.Filter) ([]*nostr.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	var out []*nostr.Event
-	most := queryCap(nostr.Filters{filter})
-	err := w.req(ctx, nostr.Filters{filter}, true, func(evt *nostr.Event) {
-		if len(out) < most {
-			out = append(out, evt)
-		}
-	}, nil)
-	return out, err
+	got := newCollector(nostr.Filters{filter})
+	err := w.req(ctx, nostr.Filters{filter}, true, got.add, nil)
+	return got.out, err
 }
 
 // Subscribe delivers stored and live events to fn until ctx ends or the
