@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -257,9 +256,9 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 		cfg.Model = c.rt.model
 	}
 	if c.file != nil { // "models" and "router" (serve_config.go)
-		cfg.Models, cfg.RouterIdle = c.file.Routing.models(), c.file.Routing.idle()
-		if m := c.file.Routing.Router.EmbeddingModel; m != "" && c.rt.model != nil {
-			cfg.Embedder, cfg.EmbedThreshold = llmEmbedder{c.rt.model, m}, c.file.Routing.Router.EmbeddingThreshold
+		cfg.Models, cfg.RouterIdle = c.file.Models.models(), c.file.Router.idle()
+		if m := c.file.Router.EmbeddingModel; m != "" && c.rt.model != nil {
+			cfg.Embedder, cfg.EmbedThreshold = llmEmbedder{c.rt.model, m}, c.file.Router.EmbeddingThreshold
 		}
 	}
 }
@@ -473,8 +472,8 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 	}, hs.jsonrpcOptions(logger.With("component", "cap"))), cluster.PathAgent))
 	mcp := mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
 		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
-		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
-		MaxSessionsPerIP: hs.MCPMaxSessionsPerIP, SessionUnused: seconds(hs.MCPSessionUnusedSeconds),
+		SessionIdle: hs.MCPSessionIdle, MaxSessions: hs.MCPMaxSessions,
+		MaxSessionsPerIP: hs.MCPMaxSessionsPerIP, SessionUnused: hs.MCPSessionUnused,
 		ClientIP:  func(r *http.Request) string { return policies.ClientIP(r, hs.trusted) },
 		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }})
 	mcpserver.Mount(mux, mcp)
@@ -683,19 +682,17 @@ type serveStrangers struct {
 	Global    serveRate `json:"global"`
 }
 
-// serveRate is a token bucket: burst messages, then one per every_seconds;
-// a negative burst turns it off.
+// serveRate is a token bucket (strangers.Rate): burst messages, then one
+// per every_seconds; a negative burst turns it off.
 type serveRate struct {
-	Burst        int     `json:"burst"`
-	EverySeconds float64 `json:"every_seconds"`
+	Burst int           `json:"burst"`
+	Every time.Duration `json:"every_seconds" unit:"s"`
 }
 
-func (r serveRate) rate() strangers.Rate {
-	return strangers.Rate{Burst: r.Burst, Every: time.Duration(r.EverySeconds * float64(time.Second))}
-}
+func (r serveRate) rate() strangers.Rate { return strangers.Rate(r) }
 
 // check refuses a rate that cannot work.
-func (s serveStrangers) check() error {
+func (s *serveStrangers) check(string) error {
 	for name, r := range map[string]serveRate{"per_sender": s.PerSender, "per_agent": s.PerAgent, "global": s.Global} {
 		if err := r.rate().Check(name); err != nil {
 			return fmt.Errorf(`"strangers": %v`, err)
@@ -756,29 +753,16 @@ type serveContextVM struct {
 	Encryption string `json:"encryption"`
 	// MaxSessions caps the live (agent, client) sessions (default 1000;
 	// one more evicts the least recently used).
-	MaxSessions int `json:"max_sessions"`
-	// SessionIdleSeconds closes a session with no message for this long
-	// (default 1800).
-	SessionIdleSeconds int `json:"session_idle_seconds"`
+	MaxSessions int `json:"max_sessions" min:"0"`
+	// SessionIdle closes a session with no message for this long
+	// (default 1800 s).
+	SessionIdle time.Duration `json:"session_idle_seconds" unit:"s" min:"0"`
 }
 
-// parseContextVMSection decodes the "contextvm" section, refusing unknown
-// keys, an unknown encryption and negative numbers.
-func parseContextVMSection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["contextvm"]
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.ContextVM); err != nil {
+// check refuses an unknown encryption.
+func (s *serveContextVM) check(string) error {
+	if _, err := contextvm.ParseEncryption(s.Encryption); err != nil {
 		return fmt.Errorf(`"contextvm": %v`, err)
-	}
-	if _, err := contextvm.ParseEncryption(f.ContextVM.Encryption); err != nil {
-		return fmt.Errorf(`"contextvm": %v`, err)
-	}
-	if f.ContextVM.MaxSessions < 0 || f.ContextVM.SessionIdleSeconds < 0 {
-		return errors.New(`"contextvm": max_sessions and session_idle_seconds must not be negative`)
 	}
 	return nil
 }
@@ -810,7 +794,7 @@ func (c *ServeCommand) openContextVM(_ context.Context, logger *slog.Logger) err
 		Publish:     c.relay.Publish,
 		Encryption:  enc,
 		MaxSessions: sec.MaxSessions,
-		SessionIdle: time.Duration(sec.SessionIdleSeconds) * time.Second,
+		SessionIdle: sec.SessionIdle,
 		Logger:      log,
 	})
 	c.onClose(unhooked(c.relay.OnEphemeral(c.rt.cvm.Offer)))
