@@ -540,9 +540,7 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 	if c.rt.model != nil {       // never a typed nil in the interface
 		cfg.Model = c.rt.model
 	}
-	if c.file != nil {
-		cfg.RemoteTimeout = time.Duration(c.file.Directory.RemoteTimeoutSeconds) * time.Second
-	}
+	cfg.RemoteTimeout = c.conf().Directory.RemoteTimeout
 	c.acp.svc = agentrpc.New(cfg) // mounted at /acp by mountEndpoints
 	h := consent.OwnerHandler(c.acp.consent, token, c.agentsOwnedBy, logger.With("component", "consent"))
 	c.relay.Handle("/api/consent", h)
@@ -608,12 +606,9 @@ func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) e
 			allow = append(allow, pk)
 		}
 	}
-	var dc serveDirectory
-	if c.file != nil {
-		dc = c.file.Directory
-	}
+	dc := c.conf().Directory
 	dcfg := directory.Config{Source: c.relay, Allowlist: allow,
-		HeartbeatTTL: time.Duration(dc.TTLSeconds) * time.Second,
+		HeartbeatTTL: dc.TTL,
 		Local:        func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
 		Logger:       logger.With("component", "directory")}
 	c.cluster.ConfigureDirectory(&dcfg) // --postgres: in the database
@@ -626,7 +621,7 @@ func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) e
 	}
 	c.rt.dir = directory.New(dcfg)
 	c.rt.beat = directory.NewHeartbeater(directory.HeartbeaterConfig{Agents: c.agentKeys,
-		Interval: time.Duration(dc.HeartbeatSeconds) * time.Second,
+		Interval: dc.Heartbeat,
 		Keys:     c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,
 		Logger: logger.With("component", "heartbeat")})
 	c.rt.quiet, c.rt.silence = context.WithCancel(context.Background())
@@ -703,30 +698,19 @@ func (s *serveStrangers) check(string) error {
 
 // strangersBudget is the node's strangers' budget.
 func (c *ServeCommand) strangersBudget() *strangers.Budget {
-	var s serveStrangers
-	if c.file != nil {
-		s = c.file.Strangers
-	}
+	s := c.conf().Strangers
 	return strangers.New(strangers.Config{PerSender: s.PerSender.rate(), PerAgent: s.PerAgent.rate(), Global: s.Global.rate()})
 }
 
 // dmKnown reports whether from is known to agent over DMs: its owner, a
 // key of "dm"'s allow list, or a verified sibling.
 func (c *ServeCommand) dmKnown(ctx context.Context, agent, from string) bool {
-	var d serveSenders
-	if c.file != nil {
-		d = c.file.DM
-	}
-	return d.Knows(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
+	return c.conf().DM.Knows(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
 }
 
 // a2aKnown is dmKnown for kind-25910 callers ("a2a"'s allow list).
 func (c *ServeCommand) a2aKnown(ctx context.Context, agent, from string) bool {
-	var d serveSenders
-	if c.file != nil {
-		d = c.file.A2A
-	}
-	return d.Knows(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
+	return c.conf().A2A.Knows(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
 }
 
 // strangerStats are the DM service's and the budget's counts for /metrics.
@@ -776,10 +760,7 @@ var errNotAllowed = errors.New("serve: the agent's a2a policy refuses this calle
 // strangers' budget as kind-25910 calls are, and requests arrive through
 // the relay's hooks (25910 and 21059 are ephemeral, 1059 is stored).
 func (c *ServeCommand) openContextVM(_ context.Context, logger *slog.Logger) error {
-	var sec serveContextVM
-	if c.file != nil {
-		sec = c.file.ContextVM
-	}
+	sec := c.conf().ContextVM
 	enc := c.cvmEncryption()
 	log := logger.With("component", "contextvm")
 	c.rt.cvmAnn = c.newAnnouncer(log)
@@ -858,9 +839,6 @@ func (c *ServeCommand) newAnnouncer(log *slog.Logger) *contextvm.Announcer {
 
 // cvmEncryption is the "contextvm" section's encryption.
 func (c *ServeCommand) cvmEncryption() contextvm.Encryption {
-	if c.file == nil {
-		return contextvm.EncryptionOptional
-	}
-	enc, _ := contextvm.ParseEncryption(c.file.ContextVM.Encryption) // checked when parsed
+	enc, _ := contextvm.ParseEncryption(c.conf().ContextVM.Encryption) // checked when parsed
 	return enc
 }

@@ -661,21 +661,17 @@ const (
 // agents beat (30333) and how long another agent stays available after its
 // latest heartbeat (docs/DIRECTORY.md). Zero: the defaults (30 s, 90 s).
 type serveDirectory struct {
-	HeartbeatSeconds int `json:"heartbeat_seconds"`
-	TTLSeconds       int `json:"ttl_seconds"`
-	// RemoteTimeoutSeconds bounds an agent/message to an agent on another
-	// node (0: agentrpc.DefaultRemoteTimeout, 15 s).
-	RemoteTimeoutSeconds int `json:"remote_timeout_seconds"`
+	Heartbeat time.Duration `json:"heartbeat_seconds" unit:"s"`
+	TTL       time.Duration `json:"ttl_seconds" unit:"s"`
+	// RemoteTimeout bounds an agent/message to an agent on another node
+	// (0: agentrpc.DefaultRemoteTimeout, 15 s).
+	RemoteTimeout time.Duration `json:"remote_timeout_seconds" unit:"s" min:"0"`
 }
 
-// checkDirectory refuses negative intervals and a TTL not longer than
+// check refuses negative intervals and a TTL not longer than
 // the heartbeat interval.
 func (d *serveDirectory) check(string) error {
-	if d.RemoteTimeoutSeconds < 0 {
-		return fmt.Errorf(`"directory": remote_timeout_seconds must not be negative`)
-	}
-	if d.HeartbeatSeconds < 0 || d.TTLSeconds < 0 ||
-		d.HeartbeatSeconds > 0 && d.TTLSeconds > 0 && d.TTLSeconds <= d.HeartbeatSeconds {
+	if d.Heartbeat < 0 || d.TTL < 0 || d.Heartbeat > 0 && d.TTL > 0 && d.TTL <= d.Heartbeat {
 		return fmt.Errorf(`"directory": heartbeat_seconds and ttl_seconds must be positive, and the TTL longer than the interval`)
 	}
 	return nil

@@ -141,7 +141,7 @@ func TestServeConfig_directorySection(t *testing.T) {
 	if err := parseServeFile([]byte(`{"directory":{"heartbeat_seconds":10,"ttl_seconds":30}}`), &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.Directory.HeartbeatSeconds != 10 || f.Directory.TTLSeconds != 30 {
+	if f.Directory.Heartbeat != 10*time.Second || f.Directory.TTL != 30*time.Second {
 		t.Fatalf("directory = %+v", f.Directory)
 	}
 	for _, bad := range []string{`{"directory":{"heartbeat_seconds":30,"ttl_seconds":30}}`, `{"directory":{"ttl_seconds":-1}}`, `{"directory":{"ttl":5}}`} {

@@ -241,11 +241,7 @@ func (c *ServeCommand) pickupTasks(ctx context.Context) error {
 // leaseTTL is --lease-ttl, else the config's postgres.lease_ttl_seconds,
 // else lease.DefaultTTL.
 func (c *ServeCommand) leaseTTL() time.Duration {
-	var file time.Duration
-	if c.file != nil {
-		file = c.file.Postgres.LeaseTTL
-	}
-	return cmp.Or(c.Config.LeaseTTL, file, lease.DefaultTTL)
+	return cmp.Or(c.Config.LeaseTTL, c.conf().Postgres.LeaseTTL, lease.DefaultTTL)
 }
 
 // advertiseURL is where other instances reach this one: --advertise-url,
@@ -255,8 +251,8 @@ func (c *ServeCommand) advertiseURL() string {
 	if c.Config.AdvertiseURL != "" {
 		return c.Config.AdvertiseURL
 	}
-	if c.file != nil && c.file.Postgres.AdvertiseURL != "" {
-		return c.file.Postgres.AdvertiseURL
+	if u := c.conf().Postgres.AdvertiseURL; u != "" {
+		return u
 	}
 	host, port, err := net.SplitHostPort(c.Addr())
 	if err != nil {
