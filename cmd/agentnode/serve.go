@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/cluster"
@@ -127,7 +128,8 @@ func (c *ServeCommand) flags() []serveFlag {
 func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	var usage []string
 	for _, f := range c.flags() {
-		usage = append(usage, f.usage())
+		_, list := f.dst.(*[]string)
+		usage = append(usage, "[--"+strings.TrimSpace(f.name+" "+f.arg)+"]"+map[bool]string{true: "..."}[list])
 	}
 	fs := c.m.newFlagSet("serve", "serve "+strings.Join(usage, " "))
 	for _, f := range c.flags() {
@@ -136,20 +138,7 @@ func (c *ServeCommand) FlagSet() *flag.FlagSet {
 	return fs
 }
 
-// usage is the flag in the usage line: "[--name ARG]", "..." after a
-// repeatable one.
-func (f serveFlag) usage() string {
-	u := "[--" + f.name
-	if f.arg != "" {
-		u += " " + f.arg
-	}
-	if _, list := f.dst.(*[]string); list {
-		return u + "]..."
-	}
-	return u + "]"
-}
-
-// bind declares f on fs, its default from the environment when f has a
+// bind declares f on fs, its default from the environment when f names a
 // variable.
 func (f serveFlag) bind(fs *flag.FlagSet, m *Main) {
 	def, help := f.def, f.help
@@ -169,12 +158,7 @@ func (f serveFlag) bind(fs *flag.FlagSet, m *Main) {
 	case *time.Duration:
 		fs.DurationVar(dst, f.name, 0, help)
 	case *[]string:
-		*dst = nil
-		for _, v := range strings.Split(def, ",") {
-			if v = strings.TrimSpace(v); v != "" {
-				*dst = append(*dst, v)
-			}
-		}
+		*dst = strings.FieldsFunc(def, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 		fs.Var((*stringList)(dst), f.name, help)
 	}
 }

@@ -243,7 +243,7 @@ func decodeValue(raw json.RawMessage, v reflect.Value, unit string, keyErr bool)
 	if unit != "" {
 		return decodeUnit(raw, v, unit)
 	}
-	if v.Kind() != reflect.Struct || v.Type() == reflect.TypeFor[time.Time]() {
+	if v.Kind() != reflect.Struct {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		return dec.Decode(v.Addr().Interface())
@@ -279,7 +279,7 @@ var units = map[string]float64{"s": float64(time.Second), "ms": float64(time.Mil
 func decodeUnit(raw json.RawMessage, v reflect.Value, unit string) error {
 	var n float64
 	if err := json.Unmarshal(raw, &n); err != nil {
-		return fmt.Errorf("want a number of %s", map[string]string{"s": "seconds", "ms": "milliseconds", "mb": "megabytes"}[unit])
+		return fmt.Errorf("want a number (of unit %s)", unit)
 	}
 	if unit == "mb" && n < 0 {
 		n = -1
@@ -563,15 +563,7 @@ func (r *serveRelay) check(string) error {
 
 // relayLimits are the limits the relay runs with: the "relay" section over
 // relay.DefaultLimits (zero fields are filled by the relay itself).
-func (c *ServeCommand) relayLimits() relay.Limits { return relayLimitsFrom(c.file) }
-
-// relayLimitsFrom is relayLimits over the config file f (nil: none).
-func relayLimitsFrom(f *serveFile) relay.Limits {
-	if f == nil {
-		return relay.Limits{}
-	}
-	return f.Relay.Limits
-}
+func (c *ServeCommand) relayLimits() relay.Limits { return c.conf().Relay.Limits }
 
 // relayNegentropy are the NIP-77 bounds the relay runs with: the "relay"
 // section's negentropy_* keys over relay.DefaultNegentropyLimits (zero
@@ -992,7 +984,7 @@ func (c *ServeCommand) reloadLogLevel(_, next *serveFile) ([]string, []string) {
 
 // reloadRelay applies the relay's run-time limits.
 func (c *ServeCommand) reloadRelay(_, next *serveFile) ([]string, []string) {
-	applied, restart := c.relay.ReloadLimits(relayLimitsFrom(next))
+	applied, restart := c.relay.ReloadLimits(next.Relay.Limits)
 	return prefixed("relay.", applied), prefixed("relay.", restart)
 }
 
