@@ -2,6 +2,7 @@ package relay
 
 import (
 	"log/slog"
+	"reflect"
 
 	"github.com/agentnode/agentnode/internal/memguard"
 	"net/netip"
@@ -163,51 +164,23 @@ var DefaultLimits = Limits{
 // the event store's binary layout can hold (16-bit lengths).
 const maxStorable = 65535
 
-// withDefaults fills every zero field from DefaultLimits; content and tag
-// values are clamped to what the store can hold.
+// withDefaults fills every zero field from DefaultLimits (MaxConnections
+// and MemoryCeiling from the machine); content and tag values are clamped
+// to what the store can hold.
 func (l Limits) withDefaults() Limits {
-	d := DefaultLimits
-	pick := func(v *int, def int) {
-		if *v == 0 {
-			*v = def
+	v, d := reflect.ValueOf(&l).Elem(), reflect.ValueOf(DefaultLimits)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			v.Field(i).Set(d.Field(i))
 		}
 	}
-	pick(&l.MaxMessageBytes, d.MaxMessageBytes)
-	pick(&l.MaxContentBytes, d.MaxContentBytes)
-	pick(&l.MaxEventTags, d.MaxEventTags)
-	pick(&l.MaxTagValueBytes, d.MaxTagValueBytes)
-	pick(&l.MaxLimit, d.MaxLimit)
-	pick(&l.DefaultLimit, d.DefaultLimit)
-	pick(&l.MaxCount, d.MaxCount)
-	pick(&l.MaxQueryBytes, d.MaxQueryBytes)
-	pick(&l.QueryMemory, d.QueryMemory)
-	pick(&l.EventsPerSecond, d.EventsPerSecond)
-	pick(&l.EventsBurst, d.EventsBurst)
-	pick(&l.MaxSubscriptions, d.MaxSubscriptions)
-	pick(&l.MaxFilters, d.MaxFilters)
-	pick(&l.MaxFilterValues, d.MaxFilterValues)
-	pick(&l.MaxSearchWords, d.MaxSearchWords)
-	pick(&l.MaxConcurrentQueries, d.MaxConcurrentQueries)
-	pick(&l.MaxConcurrentMessages, d.MaxConcurrentMessages)
-	pick(&l.MaxOutboundBytes, d.MaxOutboundBytes)
-	pick(&l.MaxOutboundMessages, d.MaxOutboundMessages)
-	pick(&l.RequestsPerSecond, d.RequestsPerSecond)
-	pick(&l.RequestsBurst, d.RequestsBurst)
-	pick(&l.MaxConnectionsPerIP, d.MaxConnectionsPerIP)
-	pick(&l.MaxConnections, DefaultMaxConnections())
+	if l.MaxConnections == 0 {
+		l.MaxConnections = DefaultMaxConnections()
+	}
 	if l.MemoryCeiling == 0 {
 		l.MemoryCeiling = memguard.DefaultCeiling()
 	}
-	if l.WriteTimeout == 0 {
-		l.WriteTimeout = d.WriteTimeout
-	}
 	l.MaxContentBytes = min(l.MaxContentBytes, maxStorable)
 	l.MaxTagValueBytes = min(l.MaxTagValueBytes, maxStorable)
-	if l.CountTimeout == 0 {
-		l.CountTimeout = d.CountTimeout
-	}
-	if l.MaxFutureSkew == 0 {
-		l.MaxFutureSkew = d.MaxFutureSkew
-	}
 	return l
 }

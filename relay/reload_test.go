@@ -27,3 +27,19 @@ func TestRelay_ReloadLimits(t *testing.T) {
 		t.Errorf("the same limits again: applied %q, restart %q; want nothing", applied, restart)
 	}
 }
+
+// TestLimits_withDefaults: every zero field takes DefaultLimits' (the
+// connections and memory bounds the machine's), a set one is kept, and
+// content is clamped to what the store holds.
+func TestLimits_withDefaults(t *testing.T) {
+	got := Limits{MaxFilters: 7, MaxContentBytes: 1 << 20}.withDefaults()
+	want := DefaultLimits
+	want.MaxFilters, want.MaxContentBytes = 7, maxStorable
+	want.MaxConnections, want.MemoryCeiling = got.MaxConnections, got.MemoryCeiling
+	if got != want {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+	if got.MaxConnections <= 0 || got.MemoryCeiling <= 0 {
+		t.Errorf("connections %d, memory ceiling %d: want the machine's defaults", got.MaxConnections, got.MemoryCeiling)
+	}
+}
