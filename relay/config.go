@@ -2,6 +2,7 @@ package relay
 
 import (
 	"log/slog"
+	"reflect"
 
 	"github.com/agentnode/agentnode/internal/memguard"
 	"net/netip"
@@ -87,40 +88,43 @@ func (c Config) restrictedKinds() []int {
 }
 
 // Limits are the relay's size, rate and query bounds. They are enforced and
-// published in NIP-11 as they are.
+// published in NIP-11 as they are. The tags are the keys of agentnode
+// serve's --config "relay" section (json; unit:"s" a number of seconds,
+// unit:"mb" of megabytes, negative: none; min:"0" refuses a negative
+// value) and which ones ReloadLimits applies at run time (reload:"live").
 type Limits struct {
-	MaxMessageBytes  int           // largest websocket message accepted
-	MaxContentBytes  int           // largest event content
-	MaxEventTags     int           // most tags on one event
-	MaxTagValueBytes int           // longest single tag value
-	MaxLimit         int           // largest REQ limit honoured (larger ones are capped)
-	DefaultLimit     int           // limit applied to a REQ without one
-	MaxCount         int           // COUNT stops here and reports approximate
-	CountTimeout     time.Duration // COUNT gives up after this long
-	MaxQueryBytes    int           // bytes of events one REQ holds at once; a larger answer is streamed in chunks of this (a search stops there)
-	QueryMemory      int           // bytes of events all queries of the process hold at most; past them queries are refused (rate-limited)
-	EventsPerSecond  int           // sustained events per second per IP
-	EventsBurst      int           // burst of events per IP
-	MaxFutureSkew    time.Duration // created_at may be at most this far ahead
+	MaxMessageBytes  int           `json:"max_message_bytes" min:"0"`                              // largest websocket message accepted
+	MaxContentBytes  int           `json:"max_content_bytes" min:"0" reload:"live"`                // largest event content
+	MaxEventTags     int           `json:"max_event_tags" min:"0" reload:"live"`                   // most tags on one event
+	MaxTagValueBytes int           `json:"max_tag_value_bytes" min:"0" reload:"live"`              // longest single tag value
+	MaxLimit         int           `json:"max_limit" min:"0" reload:"live"`                        // largest REQ limit honoured (larger ones are capped)
+	DefaultLimit     int           `json:"default_limit" min:"0" reload:"live"`                    // limit applied to a REQ without one
+	MaxCount         int           `json:"max_count" min:"0"`                                      // COUNT stops here and reports approximate
+	CountTimeout     time.Duration `json:"count_timeout_seconds" unit:"s" min:"0"`                 // COUNT gives up after this long
+	MaxQueryBytes    int           `json:"max_query_bytes" min:"0"`                                // bytes of events one REQ holds at once; a larger answer is streamed in chunks of this (a search stops there)
+	QueryMemory      int           `json:"query_memory" min:"0"`                                   // bytes of events all queries of the process hold at most; past them queries are refused (rate-limited)
+	EventsPerSecond  int           `json:"events_per_second" reload:"live"`                        // sustained events per second per IP
+	EventsBurst      int           `json:"events_burst" reload:"live"`                             // burst of events per IP
+	MaxFutureSkew    time.Duration `json:"max_future_skew_seconds" unit:"s" min:"0" reload:"live"` // created_at may be at most this far ahead
 
 	// Per-connection budgets (docs/RELAY.md, "Facing the open network").
-	MaxSubscriptions      int           // open subscriptions per connection
-	MaxFilters            int           // filters in one REQ
-	MaxFilterValues       int           // ids, authors, kinds or values of one tag in one filter
-	MaxSearchWords        int           // words in one NIP-50 search
-	MaxConcurrentQueries  int           // REQ/COUNT queries of one connection answered at once (others wait)
-	MaxConcurrentMessages int           // messages of one connection handled at once (the reader waits beyond)
-	MaxOutboundBytes      int           // bytes queued for a client before it is cut off as a slow consumer
-	MaxOutboundMessages   int           // messages queued for a client before it is cut off
-	RequestsPerSecond     int           // sustained REQ and COUNT messages per connection
-	RequestsBurst         int           // burst of REQ and COUNT messages per connection
-	WriteTimeout          time.Duration // a write to a client that takes longer ends the connection
+	MaxSubscriptions      int           `json:"max_subscriptions" min:"0"`               // open subscriptions per connection
+	MaxFilters            int           `json:"max_filters" min:"0" reload:"live"`       // filters in one REQ
+	MaxFilterValues       int           `json:"max_filter_values" min:"0" reload:"live"` // ids, authors, kinds or values of one tag in one filter
+	MaxSearchWords        int           `json:"max_search_words" min:"0" reload:"live"`  // words in one NIP-50 search
+	MaxConcurrentQueries  int           `json:"max_concurrent_queries" min:"0"`          // REQ/COUNT queries of one connection answered at once (others wait)
+	MaxConcurrentMessages int           `json:"max_concurrent_messages" min:"0"`         // messages of one connection handled at once (the reader waits beyond)
+	MaxOutboundBytes      int           `json:"max_outbound_bytes" min:"0"`              // bytes queued for a client before it is cut off as a slow consumer
+	MaxOutboundMessages   int           `json:"max_outbound_messages" min:"0"`           // messages queued for a client before it is cut off
+	RequestsPerSecond     int           `json:"requests_per_second" reload:"live"`       // sustained REQ and COUNT messages per connection
+	RequestsBurst         int           `json:"requests_burst" reload:"live"`            // burst of REQ and COUNT messages per connection
+	WriteTimeout          time.Duration `json:"write_timeout_seconds" unit:"s" min:"0"`  // a write to a client that takes longer ends the connection
 
 	// Connections and memory (docs/RELAY.md, "Connections and memory").
 	// Zero takes the default; a negative value is no bound.
-	MaxConnections      int   // websockets open at once (default: from RLIMIT_NOFILE, DefaultMaxConnections)
-	MaxConnectionsPerIP int   // websockets open at once from one client address
-	MemoryCeiling       int64 // bytes the process may hold; new work is shed before it (default: memguard.DefaultCeiling)
+	MaxConnections      int   `json:"max_connections"`             // websockets open at once (default: from RLIMIT_NOFILE, DefaultMaxConnections)
+	MaxConnectionsPerIP int   `json:"max_connections_per_ip"`      // websockets open at once from one client address
+	MemoryCeiling       int64 `json:"memory_ceiling_mb" unit:"mb"` // bytes the process may hold; new work is shed before it (default: memguard.DefaultCeiling)
 }
 
 // DefaultLimits are the limits of a zero-configuration node.
@@ -160,51 +164,23 @@ var DefaultLimits = Limits{
 // the event store's binary layout can hold (16-bit lengths).
 const maxStorable = 65535
 
-// withDefaults fills every zero field from DefaultLimits; content and tag
-// values are clamped to what the store can hold.
+// withDefaults fills every zero field from DefaultLimits (MaxConnections
+// and MemoryCeiling from the machine); content and tag values are clamped
+// to what the store can hold.
 func (l Limits) withDefaults() Limits {
-	d := DefaultLimits
-	pick := func(v *int, def int) {
-		if *v == 0 {
-			*v = def
+	v, d := reflect.ValueOf(&l).Elem(), reflect.ValueOf(DefaultLimits)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			v.Field(i).Set(d.Field(i))
 		}
 	}
-	pick(&l.MaxMessageBytes, d.MaxMessageBytes)
-	pick(&l.MaxContentBytes, d.MaxContentBytes)
-	pick(&l.MaxEventTags, d.MaxEventTags)
-	pick(&l.MaxTagValueBytes, d.MaxTagValueBytes)
-	pick(&l.MaxLimit, d.MaxLimit)
-	pick(&l.DefaultLimit, d.DefaultLimit)
-	pick(&l.MaxCount, d.MaxCount)
-	pick(&l.MaxQueryBytes, d.MaxQueryBytes)
-	pick(&l.QueryMemory, d.QueryMemory)
-	pick(&l.EventsPerSecond, d.EventsPerSecond)
-	pick(&l.EventsBurst, d.EventsBurst)
-	pick(&l.MaxSubscriptions, d.MaxSubscriptions)
-	pick(&l.MaxFilters, d.MaxFilters)
-	pick(&l.MaxFilterValues, d.MaxFilterValues)
-	pick(&l.MaxSearchWords, d.MaxSearchWords)
-	pick(&l.MaxConcurrentQueries, d.MaxConcurrentQueries)
-	pick(&l.MaxConcurrentMessages, d.MaxConcurrentMessages)
-	pick(&l.MaxOutboundBytes, d.MaxOutboundBytes)
-	pick(&l.MaxOutboundMessages, d.MaxOutboundMessages)
-	pick(&l.RequestsPerSecond, d.RequestsPerSecond)
-	pick(&l.RequestsBurst, d.RequestsBurst)
-	pick(&l.MaxConnectionsPerIP, d.MaxConnectionsPerIP)
-	pick(&l.MaxConnections, DefaultMaxConnections())
+	if l.MaxConnections == 0 {
+		l.MaxConnections = DefaultMaxConnections()
+	}
 	if l.MemoryCeiling == 0 {
 		l.MemoryCeiling = memguard.DefaultCeiling()
 	}
-	if l.WriteTimeout == 0 {
-		l.WriteTimeout = d.WriteTimeout
-	}
 	l.MaxContentBytes = min(l.MaxContentBytes, maxStorable)
 	l.MaxTagValueBytes = min(l.MaxTagValueBytes, maxStorable)
-	if l.CountTimeout == 0 {
-		l.CountTimeout = d.CountTimeout
-	}
-	if l.MaxFutureSkew == 0 {
-		l.MaxFutureSkew = d.MaxFutureSkew
-	}
 	return l
 }

@@ -3,6 +3,8 @@ package relay
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -20,45 +22,6 @@ type limitSet struct {
 	future   rejectFunc // created_at skew
 	budget   func(context.Context, nostr.Filters) (bool, string)
 	capLimit func(context.Context, *nostr.Filter)
-}
-
-// limitField is one limit: its config name, its value, and whether it
-// may change at run time.
-type limitField struct {
-	name string
-	get  func(Limits) any
-	live bool
-}
-
-// limitFields are every Limits field. The live ones are the policies'
-// (rebuilt by ReloadLimits); the others are read once by the store, the
-// patched khatru's connections or the connection guard, and need a restart.
-var limitFields = []limitField{
-	{"events_per_second", func(l Limits) any { return l.EventsPerSecond }, true},
-	{"events_burst", func(l Limits) any { return l.EventsBurst }, true},
-	{"requests_per_second", func(l Limits) any { return l.RequestsPerSecond }, true},
-	{"requests_burst", func(l Limits) any { return l.RequestsBurst }, true},
-	{"max_content_bytes", func(l Limits) any { return l.MaxContentBytes }, true},
-	{"max_event_tags", func(l Limits) any { return l.MaxEventTags }, true},
-	{"max_tag_value_bytes", func(l Limits) any { return l.MaxTagValueBytes }, true},
-	{"max_future_skew_seconds", func(l Limits) any { return l.MaxFutureSkew }, true},
-	{"max_filters", func(l Limits) any { return l.MaxFilters }, true},
-	{"max_filter_values", func(l Limits) any { return l.MaxFilterValues }, true},
-	{"max_search_words", func(l Limits) any { return l.MaxSearchWords }, true},
-	{"default_limit", func(l Limits) any { return l.DefaultLimit }, true},
-	{"max_limit", func(l Limits) any { return l.MaxLimit }, true},
-	{"max_message_bytes", func(l Limits) any { return l.MaxMessageBytes }, false},
-	{"max_count", func(l Limits) any { return l.MaxCount }, false},
-	{"count_timeout_seconds", func(l Limits) any { return l.CountTimeout }, false},
-	{"max_subscriptions", func(l Limits) any { return l.MaxSubscriptions }, false},
-	{"max_concurrent_queries", func(l Limits) any { return l.MaxConcurrentQueries }, false},
-	{"max_concurrent_messages", func(l Limits) any { return l.MaxConcurrentMessages }, false},
-	{"max_outbound_bytes", func(l Limits) any { return l.MaxOutboundBytes }, false},
-	{"max_outbound_messages", func(l Limits) any { return l.MaxOutboundMessages }, false},
-	{"write_timeout_seconds", func(l Limits) any { return l.WriteTimeout }, false},
-	{"max_connections", func(l Limits) any { return l.MaxConnections }, false},
-	{"max_connections_per_ip", func(l Limits) any { return l.MaxConnectionsPerIP }, false},
-	{"memory_ceiling_mb", func(l Limits) any { return l.MemoryCeiling }, false},
 }
 
 // newLimitSet builds the policies of lim, keeping prev's rate limiters
@@ -92,39 +55,32 @@ func budgetOf(l Limits) policies.Budget {
 // limits are the limits in force.
 func (r *Relay) limits() Limits { return r.live.Load().lim }
 
-// ReloadLimits applies lim's run-time limits (zero fields take the
-// defaults, as at Open) and reports, by config name, those that changed
-// ("old -> new") and those that changed but need a restart (not applied:
-// the relay keeps running with the old value).
+// ReloadLimits applies lim's run-time limits (the Limits fields tagged
+// reload:"live"; zero fields take the defaults, as at Open) and reports,
+// by config name (the json tag), those that changed ("old -> new") and
+// those that changed but need a restart (not applied: the relay keeps
+// running with the old value; they are read once by the store, the
+// patched khatru's connections or the connection guard).
 func (r *Relay) ReloadLimits(lim Limits) (applied, restart []string) {
-	lim = lim.withDefaults()
 	prev := r.live.Load()
 	next := prev.lim
-	for _, f := range limitFields {
-		was, now := f.get(prev.lim), f.get(lim)
-		if was == now {
+	was, now, dst := reflect.ValueOf(prev.lim), reflect.ValueOf(lim.withDefaults()), reflect.ValueOf(&next).Elem()
+	for i := range was.NumField() {
+		if was.Field(i).Equal(now.Field(i)) {
 			continue
 		}
-		change := fmt.Sprintf("%s %v -> %v", f.name, was, now)
-		if !f.live {
+		sf := was.Type().Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		change := fmt.Sprintf("%s %v -> %v", name, was.Field(i), now.Field(i))
+		if sf.Tag.Get("reload") != "live" {
 			restart = append(restart, change)
 			continue
 		}
 		applied = append(applied, change)
+		dst.Field(i).Set(now.Field(i))
 	}
-	copyLive(&next, lim)
 	r.live.Store(r.newLimitSet(next, prev))
 	return applied, restart
-}
-
-// copyLive copies the run-time limits of src into dst.
-func copyLive(dst *Limits, src Limits) {
-	dst.EventsPerSecond, dst.EventsBurst = src.EventsPerSecond, src.EventsBurst
-	dst.RequestsPerSecond, dst.RequestsBurst = src.RequestsPerSecond, src.RequestsBurst
-	dst.MaxContentBytes, dst.MaxEventTags, dst.MaxTagValueBytes = src.MaxContentBytes, src.MaxEventTags, src.MaxTagValueBytes
-	dst.MaxFutureSkew = src.MaxFutureSkew
-	dst.MaxFilters, dst.MaxFilterValues, dst.MaxSearchWords = src.MaxFilters, src.MaxFilterValues, src.MaxSearchWords
-	dst.DefaultLimit, dst.MaxLimit = src.DefaultLimit, src.MaxLimit
 }
 
 // Hooks that read the limit set in force at every call.

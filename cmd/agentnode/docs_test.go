@@ -82,9 +82,9 @@ func TestDocs_agreeWithTheBinary(t *testing.T) {
 				t.Errorf("--config key %s is not in docs/SERVE.md", key)
 			}
 		}
-		for _, section := range serveFileKeys[""] {
-			if !strings.Contains(docs["docs/SERVE.md"], `"`+section+`"`) {
-				t.Errorf("--config section %q is not in docs/SERVE.md", section)
+		for _, section := range (&serveFile{}).sections() {
+			if !strings.Contains(docs["docs/SERVE.md"], `"`+section.name+`"`) {
+				t.Errorf("--config section %q is not in docs/SERVE.md", section.name)
 			}
 		}
 	})
@@ -247,6 +247,10 @@ func configKeys(typ reflect.Type, prefix string, depth int) []string {
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" { // an embedded struct's keys are the section's
+			out = append(out, configKeys(f.Type, prefix, depth)...)
+			continue
+		}
 		if !f.IsExported() || name == "-" || name == "" {
 			continue
 		}

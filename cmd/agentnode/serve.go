@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agentnode/agentnode/agentd"
 	"github.com/agentnode/agentnode/agentd/cluster"
@@ -91,30 +92,75 @@ type ServeCommand struct {
 	closers []func(context.Context) error // what Open took, in order: Close undoes it backwards
 }
 
-// FlagSet declares serve's flags, bound to c.Config, with environment defaults.
-func (c *ServeCommand) FlagSet() *flag.FlagSet {
-	fs := c.m.newFlagSet("serve", "serve [--listen ADDR] [--data DIR] [--postgres URL [--lease-ttl D] [--advertise-url URL]] [--blobs DIR] [--log-level LEVEL] [--log-json]\n    [--passphrase-file F] [--trust-allow NPUB]... [--trust-follows] [--trust-disable RULE]... [--config FILE] [--peer URL]...")
-	c.Config.Peers = nil // defaults from the environment; --peer adds to them
-	for _, p := range strings.Split(c.m.envOr("AGENTNODE_PEERS", ""), ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			c.Config.Peers = append(c.Config.Peers, p)
-		}
+// serveFlag is one of serve's flags: its name, its argument in the usage
+// line ("": a switch), the environment variable that sets its default
+// (comma-separated for a repeatable one), that default, its help, and
+// where it goes (*string, *bool, *time.Duration, or *[]string: repeatable,
+// the flags adding to the environment's).
+type serveFlag struct {
+	name, arg, env, def, help string
+	dst                       any
+}
+
+// flags are serve's flags, in the usage line's order.
+func (c *ServeCommand) flags() []serveFlag {
+	cf := &c.Config
+	return []serveFlag{
+		{"listen", "ADDR", "AGENTNODE_LISTEN", DefaultListen, "address to listen on", &cf.Listen},
+		{"data", "DIR", "AGENTNODE_DATA", DefaultDataDir, "data directory", &cf.DataDir},
+		{"postgres", "URL", "AGENTNODE_POSTGRES", "", "PostgreSQL URL: the relay's events live there, shared by every instance on it, see docs/POSTGRES.md", &cf.Postgres},
+		{"lease-ttl", "D", "", "", "with --postgres: how long an agent's lease on this instance lasts without renewal; another instance takes the agent over within about 1.25 times that after this one dies (default 15s, or the config's postgres.lease_ttl_seconds)", &cf.LeaseTTL},
+		{"advertise-url", "URL", "AGENTNODE_ADVERTISE_URL", "", "with --postgres: the http(s) base URL other instances reach this one at, to forward requests for the agents it runs; default http:// and the listen address", &cf.AdvertiseURL},
+		{"blobs", "DIR", "AGENTNODE_BLOBS", "", "directory of the Blossom server's blobs (default <data>/blobs); with --postgres, a directory every instance shares", &cf.Blobs},
+		{"log-level", "LEVEL", "AGENTNODE_LOG_LEVEL", "info", "debug, info, warn or error", &cf.LogLevel},
+		{"log-json", "", "", "", "write logs as JSON lines", &cf.LogJSON},
+		{"passphrase-file", "F", "", "", "file holding the passphrase that encrypts agent keys (NIP-49); else env AGENTNODE_PASSPHRASE", &cf.PassphraseFile},
+		{"trust-allow", "NPUB", "", "", "trust lessons by this pubkey (npub or hex), and agents it owns as siblings", &cf.TrustAllow},
+		{"trust-follows", "", "", "", "trust pubkeys the agent's owner follows (kind 3, one hop)", &cf.TrustFollows},
+		{"trust-disable", "RULE", "", "", "switch a trust rule off (self, owner, definition-author, sibling, allowlist, follows)", &cf.TrustDisable},
+		{"config", "FILE", "AGENTNODE_CONFIG", "", "JSON config file with any of the sections " + strings.Join(configSections(), ", ") + " (docs/SERVE.md); the --trust-* flags add to it or override it", &cf.ConfigFile},
+		{"peer", "URL", "AGENTNODE_PEERS", "", "a relay (ws:// or wss://) to sync the agents' definitions, lessons, comments, profiles and claims with", &cf.Peers},
 	}
-	fs.StringVar(&c.Config.Listen, "listen", c.m.envOr("AGENTNODE_LISTEN", DefaultListen), "address to listen on (env AGENTNODE_LISTEN)")
-	fs.StringVar(&c.Config.DataDir, "data", c.m.envOr("AGENTNODE_DATA", DefaultDataDir), "data directory (env AGENTNODE_DATA)")
-	fs.StringVar(&c.Config.Postgres, "postgres", c.m.envOr("AGENTNODE_POSTGRES", ""), "PostgreSQL URL: the relay's events live there, shared by every instance on it, see docs/POSTGRES.md (env AGENTNODE_POSTGRES)")
-	fs.DurationVar(&c.Config.LeaseTTL, "lease-ttl", 0, "with --postgres: how long an agent's lease on this instance lasts without renewal; another instance takes the agent over within about 1.25 times that after this one dies (default 15s, or the config's postgres.lease_ttl_seconds)")
-	fs.StringVar(&c.Config.AdvertiseURL, "advertise-url", c.m.envOr("AGENTNODE_ADVERTISE_URL", ""), "with --postgres: the http(s) base URL other instances reach this one at, to forward requests for the agents it runs; default http:// and the listen address (env AGENTNODE_ADVERTISE_URL)")
-	fs.StringVar(&c.Config.Blobs, "blobs", c.m.envOr("AGENTNODE_BLOBS", ""), "directory of the Blossom server's blobs (default <data>/blobs); with --postgres, a directory every instance shares (env AGENTNODE_BLOBS)")
-	fs.StringVar(&c.Config.LogLevel, "log-level", c.m.envOr("AGENTNODE_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTNODE_LOG_LEVEL)")
-	fs.BoolVar(&c.Config.LogJSON, "log-json", false, "write logs as JSON lines")
-	fs.StringVar(&c.Config.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts agent keys (NIP-49); else env AGENTNODE_PASSPHRASE")
-	fs.Var((*stringList)(&c.Config.TrustAllow), "trust-allow", "trust lessons by this pubkey (npub or hex), and agents it owns as siblings; repeatable")
-	fs.BoolVar(&c.Config.TrustFollows, "trust-follows", false, "trust pubkeys the agent's owner follows (kind 3, one hop)")
-	fs.Var((*stringList)(&c.Config.Peers), "peer", "a relay (ws:// or wss://) to sync the agents' definitions, lessons, comments, profiles and claims with; repeatable (env AGENTNODE_PEERS, comma-separated)")
-	fs.StringVar(&c.Config.ConfigFile, "config", c.m.envOr("AGENTNODE_CONFIG", ""), "JSON config file (env AGENTNODE_CONFIG) with any of the sections trust, model, models, router, bindings, consent, dm, a2a, directory, relay, http, state, node (docs/SERVE.md); the --trust-* flags add to it or override it")
-	fs.Var((*stringList)(&c.Config.TrustDisable), "trust-disable", "switch a trust rule off (self, owner, definition-author, sibling, allowlist, follows); repeatable")
+}
+
+// FlagSet declares serve's flags (flags), bound to c.Config, with
+// environment defaults; the usage line lists them.
+func (c *ServeCommand) FlagSet() *flag.FlagSet {
+	var usage []string
+	for _, f := range c.flags() {
+		_, list := f.dst.(*[]string)
+		usage = append(usage, "[--"+strings.TrimSpace(f.name+" "+f.arg)+"]"+map[bool]string{true: "..."}[list])
+	}
+	fs := c.m.newFlagSet("serve", "serve "+strings.Join(usage, " "))
+	for _, f := range c.flags() {
+		f.bind(fs, c.m)
+	}
 	return fs
+}
+
+// bind declares f on fs, its default from the environment when f names a
+// variable.
+func (f serveFlag) bind(fs *flag.FlagSet, m *Main) {
+	def, help := f.def, f.help
+	_, list := f.dst.(*[]string)
+	if list {
+		help += "; repeatable"
+	}
+	if f.env != "" {
+		def = m.envOr(f.env, f.def)
+		help += " (env " + f.env + map[bool]string{true: ", comma-separated"}[list] + ")"
+	}
+	switch dst := f.dst.(type) {
+	case *string:
+		fs.StringVar(dst, f.name, def, help)
+	case *bool:
+		fs.BoolVar(dst, f.name, false, help)
+	case *time.Duration:
+		fs.DurationVar(dst, f.name, 0, help)
+	case *[]string:
+		*dst = strings.FieldsFunc(def, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+		fs.Var((*stringList)(dst), f.name, help)
+	}
 }
 
 // ParseFlags reads the command line into c.Config.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -257,9 +256,9 @@ func (c *ServeCommand) daemonRuntime(cfg *agentd.Config) {
 		cfg.Model = c.rt.model
 	}
 	if c.file != nil { // "models" and "router" (serve_config.go)
-		cfg.Models, cfg.RouterIdle = c.file.Routing.models(), c.file.Routing.idle()
-		if m := c.file.Routing.Router.EmbeddingModel; m != "" && c.rt.model != nil {
-			cfg.Embedder, cfg.EmbedThreshold = llmEmbedder{c.rt.model, m}, c.file.Routing.Router.EmbeddingThreshold
+		cfg.Models, cfg.RouterIdle = c.file.Models.models(), c.file.Router.idle()
+		if m := c.file.Router.EmbeddingModel; m != "" && c.rt.model != nil {
+			cfg.Embedder, cfg.EmbedThreshold = llmEmbedder{c.rt.model, m}, c.file.Router.EmbeddingThreshold
 		}
 	}
 }
@@ -473,8 +472,8 @@ func (c *ServeCommand) mountEndpoints(logger *slog.Logger) (http.Handler, error)
 	}, hs.jsonrpcOptions(logger.With("component", "cap"))), cluster.PathAgent))
 	mcp := mcpserver.New(c.rt.reg, host, mcpserver.Options{Name: "agentnode", Version: Version,
 		Logger: logger.With("component", "mcp"), MaxBodyBytes: hs.MaxBodyBytes,
-		SessionIdle: seconds(hs.MCPSessionIdleSeconds), MaxSessions: hs.MCPMaxSessions,
-		MaxSessionsPerIP: hs.MCPMaxSessionsPerIP, SessionUnused: seconds(hs.MCPSessionUnusedSeconds),
+		SessionIdle: hs.MCPSessionIdle, MaxSessions: hs.MCPMaxSessions,
+		MaxSessionsPerIP: hs.MCPMaxSessionsPerIP, SessionUnused: hs.MCPSessionUnused,
 		ClientIP:  func(r *http.Request) string { return policies.ClientIP(r, hs.trusted) },
 		Authorize: func(_ context.Context, _, tok string) error { return httpauth.Equal(token, tok) }})
 	mcpserver.Mount(mux, mcp)
@@ -541,9 +540,7 @@ func (c *ServeCommand) openACP(ctx context.Context, logger *slog.Logger) error {
 	if c.rt.model != nil {       // never a typed nil in the interface
 		cfg.Model = c.rt.model
 	}
-	if c.file != nil {
-		cfg.RemoteTimeout = time.Duration(c.file.Directory.RemoteTimeoutSeconds) * time.Second
-	}
+	cfg.RemoteTimeout = c.conf().Directory.RemoteTimeout
 	c.acp.svc = agentrpc.New(cfg) // mounted at /acp by mountEndpoints
 	h := consent.OwnerHandler(c.acp.consent, token, c.agentsOwnedBy, logger.With("component", "consent"))
 	c.relay.Handle("/api/consent", h)
@@ -609,12 +606,9 @@ func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) e
 			allow = append(allow, pk)
 		}
 	}
-	var dc serveDirectory
-	if c.file != nil {
-		dc = c.file.Directory
-	}
+	dc := c.conf().Directory
 	dcfg := directory.Config{Source: c.relay, Allowlist: allow,
-		HeartbeatTTL: time.Duration(dc.TTLSeconds) * time.Second,
+		HeartbeatTTL: dc.TTL,
 		Local:        func(pk string) bool { return slices.Contains(c.agentKeys(), pk) },
 		Logger:       logger.With("component", "directory")}
 	c.cluster.ConfigureDirectory(&dcfg) // --postgres: in the database
@@ -627,7 +621,7 @@ func (c *ServeCommand) openDirectory(ctx context.Context, logger *slog.Logger) e
 	}
 	c.rt.dir = directory.New(dcfg)
 	c.rt.beat = directory.NewHeartbeater(directory.HeartbeaterConfig{Agents: c.agentKeys,
-		Interval: time.Duration(dc.HeartbeatSeconds) * time.Second,
+		Interval: dc.Heartbeat,
 		Keys:     c.daemon.SecretKey, Status: c.agentStatus, Publish: c.relay.Publish,
 		Logger: logger.With("component", "heartbeat")})
 	c.rt.quiet, c.rt.silence = context.WithCancel(context.Background())
@@ -683,19 +677,17 @@ type serveStrangers struct {
 	Global    serveRate `json:"global"`
 }
 
-// serveRate is a token bucket: burst messages, then one per every_seconds;
-// a negative burst turns it off.
+// serveRate is a token bucket (strangers.Rate): burst messages, then one
+// per every_seconds; a negative burst turns it off.
 type serveRate struct {
-	Burst        int     `json:"burst"`
-	EverySeconds float64 `json:"every_seconds"`
+	Burst int           `json:"burst"`
+	Every time.Duration `json:"every_seconds" unit:"s"`
 }
 
-func (r serveRate) rate() strangers.Rate {
-	return strangers.Rate{Burst: r.Burst, Every: time.Duration(r.EverySeconds * float64(time.Second))}
-}
+func (r serveRate) rate() strangers.Rate { return strangers.Rate(r) }
 
 // check refuses a rate that cannot work.
-func (s serveStrangers) check() error {
+func (s *serveStrangers) check(string) error {
 	for name, r := range map[string]serveRate{"per_sender": s.PerSender, "per_agent": s.PerAgent, "global": s.Global} {
 		if err := r.rate().Check(name); err != nil {
 			return fmt.Errorf(`"strangers": %v`, err)
@@ -706,30 +698,19 @@ func (s serveStrangers) check() error {
 
 // strangersBudget is the node's strangers' budget.
 func (c *ServeCommand) strangersBudget() *strangers.Budget {
-	var s serveStrangers
-	if c.file != nil {
-		s = c.file.Strangers
-	}
+	s := c.conf().Strangers
 	return strangers.New(strangers.Config{PerSender: s.PerSender.rate(), PerAgent: s.PerAgent.rate(), Global: s.Global.rate()})
 }
 
 // dmKnown reports whether from is known to agent over DMs: its owner, a
 // key of "dm"'s allow list, or a verified sibling.
 func (c *ServeCommand) dmKnown(ctx context.Context, agent, from string) bool {
-	var d serveSenders
-	if c.file != nil {
-		d = c.file.DM
-	}
-	return d.Knows(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
+	return c.conf().DM.Knows(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
 }
 
 // a2aKnown is dmKnown for kind-25910 callers ("a2a"'s allow list).
 func (c *ServeCommand) a2aKnown(ctx context.Context, agent, from string) bool {
-	var d serveSenders
-	if c.file != nil {
-		d = c.file.A2A
-	}
-	return d.Knows(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
+	return c.conf().A2A.Knows(c.agentOwner(agent), from, c.siblingOwner(ctx, from))
 }
 
 // strangerStats are the DM service's and the budget's counts for /metrics.
@@ -756,29 +737,16 @@ type serveContextVM struct {
 	Encryption string `json:"encryption"`
 	// MaxSessions caps the live (agent, client) sessions (default 1000;
 	// one more evicts the least recently used).
-	MaxSessions int `json:"max_sessions"`
-	// SessionIdleSeconds closes a session with no message for this long
-	// (default 1800).
-	SessionIdleSeconds int `json:"session_idle_seconds"`
+	MaxSessions int `json:"max_sessions" min:"0"`
+	// SessionIdle closes a session with no message for this long
+	// (default 1800 s).
+	SessionIdle time.Duration `json:"session_idle_seconds" unit:"s" min:"0"`
 }
 
-// parseContextVMSection decodes the "contextvm" section, refusing unknown
-// keys, an unknown encryption and negative numbers.
-func parseContextVMSection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["contextvm"]
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.ContextVM); err != nil {
+// check refuses an unknown encryption.
+func (s *serveContextVM) check(string) error {
+	if _, err := contextvm.ParseEncryption(s.Encryption); err != nil {
 		return fmt.Errorf(`"contextvm": %v`, err)
-	}
-	if _, err := contextvm.ParseEncryption(f.ContextVM.Encryption); err != nil {
-		return fmt.Errorf(`"contextvm": %v`, err)
-	}
-	if f.ContextVM.MaxSessions < 0 || f.ContextVM.SessionIdleSeconds < 0 {
-		return errors.New(`"contextvm": max_sessions and session_idle_seconds must not be negative`)
 	}
 	return nil
 }
@@ -792,10 +760,7 @@ var errNotAllowed = errors.New("serve: the agent's a2a policy refuses this calle
 // strangers' budget as kind-25910 calls are, and requests arrive through
 // the relay's hooks (25910 and 21059 are ephemeral, 1059 is stored).
 func (c *ServeCommand) openContextVM(_ context.Context, logger *slog.Logger) error {
-	var sec serveContextVM
-	if c.file != nil {
-		sec = c.file.ContextVM
-	}
+	sec := c.conf().ContextVM
 	enc := c.cvmEncryption()
 	log := logger.With("component", "contextvm")
 	c.rt.cvmAnn = c.newAnnouncer(log)
@@ -810,7 +775,7 @@ func (c *ServeCommand) openContextVM(_ context.Context, logger *slog.Logger) err
 		Publish:     c.relay.Publish,
 		Encryption:  enc,
 		MaxSessions: sec.MaxSessions,
-		SessionIdle: time.Duration(sec.SessionIdleSeconds) * time.Second,
+		SessionIdle: sec.SessionIdle,
 		Logger:      log,
 	})
 	c.onClose(unhooked(c.relay.OnEphemeral(c.rt.cvm.Offer)))
@@ -874,9 +839,6 @@ func (c *ServeCommand) newAnnouncer(log *slog.Logger) *contextvm.Announcer {
 
 // cvmEncryption is the "contextvm" section's encryption.
 func (c *ServeCommand) cvmEncryption() contextvm.Encryption {
-	if c.file == nil {
-		return contextvm.EncryptionOptional
-	}
-	enc, _ := contextvm.ParseEncryption(c.file.ContextVM.Encryption) // checked when parsed
+	enc, _ := contextvm.ParseEncryption(c.conf().ContextVM.Encryption) // checked when parsed
 	return enc
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"os/signal"
@@ -63,40 +65,45 @@ import (
 //
 // Every key is optional; an unknown key, at any level, is refused.
 type serveFile struct {
-	Trust     lessons.Config `json:"trust"`
-	Model     serveModel     `json:"model"`
-	Bindings  serveBindings  `json:"bindings"`
-	Consent   consent.Policy `json:"consent"`
-	DM        serveSenders   `json:"dm"`
-	A2A       serveSenders   `json:"a2a"`
-	Strangers serveStrangers `json:"strangers"` // serve_agents.go
-	ContextVM serveContextVM `json:"contextvm"` // serve_agents.go
-	Directory serveDirectory `json:"directory"`
-	HTTP      serveHTTP      `json:"http"`
-	Relay     serveRelay     `json:"relay"`
-	Node      serveNode      `json:"node"`
-	Web       serveWeb       `json:"web"` // serve_http.go
-	Postgres  servePostgres  `json:"postgres"`
-	Blossom   serveBlossom   `json:"blossom"` // serve_relay.go
-	Routing   serveRouting   `json:"-"`       // "models", "router" (below)
-
-	State serveStateConfig `json:"state"`
+	Trust     lessons.Config   `json:"trust" reload:"live"` // parseTrustSection
+	Model     serveModel       `json:"model"`
+	Bindings  serveBindings    `json:"bindings"`
+	Consent   consent.Policy   `json:"consent"`
+	DM        serveSenders     `json:"dm" section:"always"`
+	A2A       serveSenders     `json:"a2a" section:"always"`
+	Strangers serveStrangers   `json:"strangers"` // serve_agents.go
+	ContextVM serveContextVM   `json:"contextvm"` // serve_agents.go
+	Directory serveDirectory   `json:"directory"`
+	Relay     serveRelay       `json:"relay" reload:"live"` // restart-only keys: relay.ReloadLimits
+	HTTP      serveHTTP        `json:"http"`                // serve_http.go
+	State     serveStateConfig `json:"state"`
+	Node      serveNode        `json:"node" section:"key"`
+	Models    serveModels      `json:"models"`
+	Router    serveRouter      `json:"router"`
+	Postgres  servePostgres    `json:"postgres" section:"key"`
+	Web       serveWeb         `json:"web"`                   // serve_http.go
+	Blossom   serveBlossom     `json:"blossom" section:"key"` // serve_relay.go
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
 	followsFlag bool
 }
 
-// serveFileKeys are the keys a --config file may hold, per section.
-var serveFileKeys = map[string][]string{
-	"":      sectionNames(),
-	"trust": {"enable", "disable", "allowlist", "follow_hop"},
-}
+// A section's tags on serveFile: section:"always" checks it also when
+// absent (its check sets defaults), section:"key" words an unknown field
+// `unknown key "x"` (the others: encoding/json's `json: unknown field
+// "x"`); reload:"live" (here or on a key) is applied by a SIGHUP.
 
-// sectionNames are the top-level keys: "trust" and fileSections'.
-func sectionNames() []string {
-	names := []string{"trust"}
-	for _, s := range fileSections {
+// checker is a section with checks beyond its tags; section is its name.
+type checker interface{ check(section string) error }
+
+// sections are f's sections in serveFile's order (the top level's keys).
+func (f *serveFile) sections() []field { return sectionFields(reflect.ValueOf(f).Elem()) }
+
+// configSections are the sections' names.
+func configSections() []string {
+	var names []string
+	for _, s := range (&serveFile{}).sections() {
 		names = append(names, s.name)
 	}
 	return names
@@ -110,94 +117,49 @@ func (c *ServeCommand) readConfigFile(fs *flag.FlagSet) error {
 	}
 	f := &serveFile{}
 	fs.Visit(func(fl *flag.Flag) { f.followsFlag = f.followsFlag || fl.Name == "trust-follows" })
+	b := []byte("{}")
 	if c.Config.ConfigFile != "" {
-		b, err := os.ReadFile(c.Config.ConfigFile)
-		if err != nil {
+		var err error
+		if b, err = os.ReadFile(c.Config.ConfigFile); err != nil {
 			return usagef("serve: --config: %v", err)
 		}
-		if err := parseServeFile(b, f); err != nil {
-			return usagef("serve: --config %s: %v", c.Config.ConfigFile, err)
-		}
+	}
+	if err := parseServeFile(b, f); err != nil {
+		return usagef("serve: --config %s: %v", c.Config.ConfigFile, err)
 	}
 	c.file = f
 	return nil
 }
 
 // parseServeFile decodes b into f, refusing unknown keys by name, section
-// by section in fileSections' order, then the trust section.
+// by section in serveFile's order, the trust section last; an absent
+// section takes its defaults.
 func parseServeFile(b []byte, f *serveFile) error {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
 		return fmt.Errorf("not a JSON object: %v", err)
 	}
-	if err := checkKeys("", top); err != nil {
+	if err := checkKeys("", configSections(), top); err != nil {
 		return err
 	}
-	for _, sec := range fileSections {
-		if err := sec.read(top, f); err != nil {
+	for _, s := range f.sections()[1:] {
+		if err := readFileSection(top, s); err != nil {
 			return err
 		}
 	}
 	return parseTrustSection(top, f)
 }
 
-// section is one section of the --config file: where it decodes to
-// (strictly: an unknown key is an error naming the section) and what is
-// checked after.
-type section struct {
-	name   string
-	dst    func(f *serveFile) any
-	check  func(f *serveFile) error // nil: decoding is the check
-	always bool                     // check also when the section is absent (it sets defaults)
-	keyErr bool                     // an unknown field reads `unknown key "x"` (jsonFieldError)
-	// parse, when set, reads the section instead (a section whose file
-	// decodes it: serve_agents.go, serve_http.go, serve_http.go,
-	// serve_relay.go).
-	parse func(top map[string]json.RawMessage, f *serveFile) error
-}
-
-// fileSections are the sections parseServeFile reads, in order; each
-// file's serveX type documents its keys.
-var fileSections = []section{
-	{name: "model", dst: func(f *serveFile) any { return &f.Model }},
-	{name: "bindings", dst: func(f *serveFile) any { return &f.Bindings }, check: checkBindings},
-	{name: "consent", dst: func(f *serveFile) any { return &f.Consent }},
-	{name: "dm", dst: func(f *serveFile) any { return &f.DM }, check: func(f *serveFile) error { return f.DM.Check("dm") }, always: true},
-	{name: "a2a", dst: func(f *serveFile) any { return &f.A2A }, check: func(f *serveFile) error { return f.A2A.Check("a2a") }, always: true},
-	{name: "strangers", dst: func(f *serveFile) any { return &f.Strangers }, check: func(f *serveFile) error { return f.Strangers.check() }},
-	{name: "contextvm", parse: parseContextVMSection},
-	{name: "directory", dst: func(f *serveFile) any { return &f.Directory }, check: checkDirectory},
-	{name: "relay", dst: func(f *serveFile) any { return &f.Relay }, check: checkRelay},
-	{name: "http", parse: parseHTTPSection},
-	{name: "state", dst: func(f *serveFile) any { return &f.State }},
-	{name: "node", dst: func(f *serveFile) any { return &f.Node }, check: func(f *serveFile) error { return f.Node.check() }, keyErr: true},
-	{name: "models", dst: func(f *serveFile) any { return &f.Routing.Models }, check: checkModels},
-	{name: "router", dst: func(f *serveFile) any { return &f.Routing.Router }, check: checkRouter},
-	{name: "postgres", dst: func(f *serveFile) any { return &f.Postgres }, check: checkPostgres, keyErr: true},
-	{name: "web", parse: parseWebSection},
-	{name: "blossom", parse: parseBlossomSection},
-}
-
-// read decodes the section from top into f and checks it.
-func (s section) read(top map[string]json.RawMessage, f *serveFile) error {
-	if s.parse != nil {
-		return s.parse(top, f)
+// readFileSection reads the section s from top and runs its check.
+func readFileSection(top map[string]json.RawMessage, s field) error {
+	raw, present := top[s.name]
+	if err := readSection(s.name, raw, s.v.Addr().Interface(), s.tag.Get("section") == "key"); err != nil {
+		return err
 	}
-	raw, ok := top[s.name]
-	if ok {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(s.dst(f)); err != nil {
-			if s.keyErr {
-				err = jsonFieldError(err)
-			}
-			return fmt.Errorf("%q: %v", s.name, err)
-		}
+	if c, ok := s.v.Addr().Interface().(checker); ok && (present || s.tag.Get("section") == "always") {
+		return c.check(s.name)
 	}
-	if s.check == nil || !ok && !s.always {
-		return nil
-	}
-	return s.check(f)
+	return nil
 }
 
 // parseTrustSection reads the "trust" section, naming the key a wrong
@@ -211,7 +173,7 @@ func parseTrustSection(top map[string]json.RawMessage, f *serveFile) error {
 	if err := json.Unmarshal(raw, &trust); err != nil {
 		return fmt.Errorf(`"trust" must be an object: %v`, err)
 	}
-	if err := checkKeys("trust", trust); err != nil {
+	if err := checkKeys("trust", []string{"enable", "disable", "allowlist", "follow_hop"}, trust); err != nil {
 		return err
 	}
 	for key, dst := range map[string]any{"enable": &f.Trust.Enable, "disable": &f.Trust.Disable,
@@ -234,34 +196,8 @@ func parseTrustSection(top map[string]json.RawMessage, f *serveFile) error {
 	return nil
 }
 
-// jsonFieldError rewrites encoding/json's `json: unknown field "x"` as
-// `unknown key "x"`, the wording of the other sections.
-func jsonFieldError(err error) error {
-	if s, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("unknown key %s", s)
-	}
-	return err
-}
-
-// checkMin refuses a negative value in a field of the struct v points at
-// tagged `min:"0"`, naming it "section.key" (its json name), in field
-// order.
-func checkMin(section string, v any) error {
-	rv := reflect.ValueOf(v).Elem()
-	for i := range rv.NumField() {
-		sf := rv.Type().Field(i)
-		if sf.Tag.Get("min") != "0" || !rv.Field(i).CanInt() || rv.Field(i).Int() >= 0 {
-			continue
-		}
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		return fmt.Errorf(`"%s.%s" must not be negative`, section, name)
-	}
-	return nil
-}
-
-// checkKeys refuses a key not in serveFileKeys[section], naming it.
-func checkKeys(section string, obj map[string]json.RawMessage) error {
-	known := serveFileKeys[section]
+// checkKeys refuses a key of obj not in known, naming it.
+func checkKeys(section string, known []string, obj map[string]json.RawMessage) error {
 	var unknown []string
 	for k := range obj {
 		if !slices.Contains(known, k) {
@@ -279,12 +215,145 @@ func checkKeys(section string, obj map[string]json.RawMessage) error {
 	return fmt.Errorf("unknown key %q %s (known: %s)", prefix+unknown[0], where, strings.Join(known, ", "))
 }
 
+// The generic section reader: a section is a struct whose fields' tags
+// say everything about a key — its name (json), its unit (unit:"s",
+// "ms", "mb": the JSON number is seconds, milliseconds or megabytes of a
+// time.Duration or an int64 of bytes; a negative "mb" is -1, no bound),
+// its bound (min:"0") and its default (default:"30", in the key's unit,
+// taken when the key is 0 or absent). Embedded structs lend their keys
+// to the section, nested ones are their own objects.
+
+// readSection decodes raw into the struct dst points at, refusing an
+// unknown key (`unknown key "x"` with keyErr, else encoding/json's
+// `json: unknown field "x"`), then checks the bounds and fills the
+// defaults (settle); raw nil: the section is absent, defaults only.
+func readSection(name string, raw json.RawMessage, dst any, keyErr bool) error {
+	v := reflect.ValueOf(dst).Elem()
+	if raw != nil {
+		if err := decodeValue(raw, v, "", keyErr); err != nil {
+			return fmt.Errorf("%q: %v", name, err)
+		}
+	}
+	return settle(name+".", v)
+}
+
+// decodeValue decodes raw into v: a struct key by key (units applied,
+// unknown keys refused), anything else strictly by encoding/json.
+func decodeValue(raw json.RawMessage, v reflect.Value, unit string, keyErr bool) error {
+	if unit != "" {
+		return decodeUnit(raw, v, unit)
+	}
+	if v.Kind() != reflect.Struct {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		return dec.Decode(v.Addr().Interface())
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return errors.New("want an object")
+	}
+	fields := map[string]field{}
+	for _, f := range sectionFields(v) {
+		fields[f.name] = f
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		f, ok := fields[k]
+		switch {
+		case !ok && keyErr:
+			return fmt.Errorf("unknown key %q", k)
+		case !ok:
+			return fmt.Errorf("json: unknown field %q", k)
+		}
+		if err := decodeValue(obj[k], f.v, f.tag.Get("unit"), keyErr); err != nil {
+			return fmt.Errorf("%q: %v", k, err)
+		}
+	}
+	return nil
+}
+
+// units are the scales of unit:"…" tags.
+var units = map[string]float64{"s": float64(time.Second), "ms": float64(time.Millisecond), "mb": 1 << 20}
+
+// decodeUnit reads a JSON number in unit into v (a time.Duration or an
+// int64); a negative number of megabytes is -1 (no bound).
+func decodeUnit(raw json.RawMessage, v reflect.Value, unit string) error {
+	var n float64
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return fmt.Errorf("want a number (of unit %s)", unit)
+	}
+	if unit == "mb" && n < 0 {
+		n = -1
+	} else {
+		n *= units[unit]
+	}
+	v.SetInt(int64(n))
+	return nil
+}
+
+// field is one key of a section: its json name, where it decodes to, its tags.
+type field struct {
+	name string
+	v    reflect.Value
+	tag  reflect.StructTag
+}
+
+// sectionFields are the keys of the struct v in declaration order, those
+// of its embedded structs in their place.
+func sectionFields(v reflect.Value) []field {
+	var out []field
+	for i := range v.NumField() {
+		sf := v.Type().Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		switch {
+		case sf.Anonymous && name == "":
+			out = append(out, sectionFields(v.Field(i))...)
+		case sf.IsExported() && name != "" && name != "-":
+			out = append(out, field{name, v.Field(i), sf.Tag})
+		}
+	}
+	return out
+}
+
+// settle checks the min:"0" bounds of the section v (prefix: "section.")
+// and fills its zero keys from their default:"…" tags, in field order.
+func settle(prefix string, v reflect.Value) error {
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	for _, f := range sectionFields(v) {
+		if err := settleField(prefix+f.name, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settleField checks and defaults one key: min:"0" refuses a negative
+// value (with a default: 0 or absent takes it, so it reads "positive").
+func settleField(key string, f field) error {
+	def, hasDef := f.tag.Lookup("default")
+	switch {
+	case !f.v.CanInt():
+		return nil
+	case f.v.Int() < 0 && f.tag.Get("min") == "0" && hasDef:
+		return fmt.Errorf(`"%s" must be positive (0 or absent: the default)`, key)
+	case f.v.Int() < 0 && f.tag.Get("min") == "0":
+		return fmt.Errorf(`"%s" must not be negative`, key)
+	}
+	if hasDef && f.v.IsZero() {
+		return decodeValue(json.RawMessage(def), f.v, f.tag.Get("unit"), true)
+	}
+	return nil
+}
+
 // conf is the --config file as read, or an empty one before it is (or in
 // a test that builds a ServeCommand without ParseFlags): the sections'
-// zero values are their defaults.
+// defaults.
 func (c *ServeCommand) conf() *serveFile {
 	if c.file == nil {
-		return &serveFile{}
+		f := &serveFile{}
+		_ = parseServeFile([]byte("{}"), f) // the defaults: cannot fail
+		return f
 	}
 	return c.file
 }
@@ -336,11 +405,11 @@ type serveNode struct {
 	// LogLevel (debug, info, warn, error), when set, overrides
 	// --log-level and AGENTNODE_LOG_LEVEL; a SIGHUP rereads it
 	// (serve_config.go).
-	LogLevel string `json:"log_level"`
+	LogLevel string `json:"log_level" reload:"live"`
 }
 
 // check normalises the pubkey and checks the public URL.
-func (n *serveNode) check() error {
+func (n *serveNode) check(string) error {
 	if n.PubKey != "" {
 		pk, err := events.ParsePubKey(n.PubKey)
 		if err != nil {
@@ -396,25 +465,21 @@ func (c *ServeCommand) dmRelayURLs(local string) []string {
 // is where the other instances reach this one to forward an agent's
 // requests (default: http:// and the listen address).
 type servePostgres struct {
-	URL             string  `json:"url"`
-	LeaseTTLSeconds float64 `json:"lease_ttl_seconds"`
-	AdvertiseURL    string  `json:"advertise_url"`
+	URL          string        `json:"url"`
+	LeaseTTL     time.Duration `json:"lease_ttl_seconds" unit:"s" min:"0"`
+	AdvertiseURL string        `json:"advertise_url"`
 }
 
-// checkPostgres wants a URL (here or from --postgres), a lease TTL that
-// is not negative and an http(s) advertise URL.
-func checkPostgres(f *serveFile) error {
-	p := f.Postgres
+// check wants a URL (here or from --postgres) and an http(s) advertise
+// URL.
+func (p *servePostgres) check(string) error {
 	switch {
-	case p.URL == "" && p.LeaseTTLSeconds == 0 && p.AdvertiseURL == "":
+	case p.URL == "" && p.LeaseTTL == 0 && p.AdvertiseURL == "":
 		return fmt.Errorf(`"postgres.url" is empty`)
 	case p.URL != "": // else --postgres or AGENTNODE_POSTGRES names it
 		if err := pgstore.CheckURL(p.URL); err != nil {
 			return fmt.Errorf(`"postgres.url": %v`, err)
 		}
-	}
-	if p.LeaseTTLSeconds < 0 {
-		return fmt.Errorf(`"postgres.lease_ttl_seconds" is negative`)
 	}
 	if p.AdvertiseURL != "" {
 		if err := checkAdvertiseURL(p.AdvertiseURL); err != nil {
@@ -455,48 +520,14 @@ func (c *ServeCommand) checkPostgresFlag() error {
 }
 
 // serveRelay is the --config file's "relay" section: the relay's size,
-// rate and per-connection budgets (docs/RELAY.md). Every key is optional;
-// an absent or zero one keeps the default (relay.DefaultLimits), a
-// negative rate turns that rate limit off, and a key tagged min:"0" may
-// not be negative (checkRelay).
+// rate and per-connection budgets and its NIP-77 bounds, keyed by the tags
+// of relay.Limits and relay.NegentropyLimits (docs/RELAY.md). Every key is
+// optional; an absent or zero one keeps the default (relay.DefaultLimits),
+// a negative rate or connection bound turns it off, and a key tagged
+// min:"0" may not be negative.
 type serveRelay struct {
-	MaxMessageBytes       int `json:"max_message_bytes" min:"0"`
-	MaxContentBytes       int `json:"max_content_bytes" min:"0"`
-	MaxEventTags          int `json:"max_event_tags" min:"0"`
-	MaxTagValueBytes      int `json:"max_tag_value_bytes" min:"0"`
-	MaxLimit              int `json:"max_limit" min:"0"`
-	DefaultLimit          int `json:"default_limit" min:"0"`
-	MaxCount              int `json:"max_count" min:"0"`
-	CountTimeoutSeconds   int `json:"count_timeout_seconds" min:"0"`
-	MaxQueryBytes         int `json:"max_query_bytes" min:"0"`
-	QueryMemory           int `json:"query_memory" min:"0"`
-	EventsPerSecond       int `json:"events_per_second"`
-	EventsBurst           int `json:"events_burst"`
-	MaxFutureSkewSeconds  int `json:"max_future_skew_seconds" min:"0"`
-	MaxSubscriptions      int `json:"max_subscriptions" min:"0"`
-	MaxFilters            int `json:"max_filters" min:"0"`
-	MaxFilterValues       int `json:"max_filter_values" min:"0"`
-	MaxSearchWords        int `json:"max_search_words" min:"0"`
-	MaxConcurrentQueries  int `json:"max_concurrent_queries" min:"0"`
-	MaxConcurrentMessages int `json:"max_concurrent_messages" min:"0"`
-	MaxOutboundBytes      int `json:"max_outbound_bytes" min:"0"`
-	MaxOutboundMessages   int `json:"max_outbound_messages" min:"0"`
-	RequestsPerSecond     int `json:"requests_per_second"`
-	RequestsBurst         int `json:"requests_burst"`
-	WriteTimeoutSeconds   int `json:"write_timeout_seconds" min:"0"`
-	// Connections and memory: 0 or absent takes the default (derived
-	// from RLIMIT_NOFILE, 256 per address, 3/4 of the machine's memory),
-	// a negative value turns that bound off.
-	MaxConnections      int   `json:"max_connections"`
-	MaxConnectionsPerIP int   `json:"max_connections_per_ip"`
-	MemoryCeilingMB     int64 `json:"memory_ceiling_mb"`
-
-	// NIP-77 bounds.
-	NegentropyMaxSessions  int `json:"negentropy_max_sessions" min:"0"`
-	NegentropyMaxItems     int `json:"negentropy_max_items" min:"0"`
-	NegentropyMaxHeldItems int `json:"negentropy_max_held_items" min:"0"`
-	NegentropyFrameBytes   int `json:"negentropy_frame_bytes" min:"0"`
-	NegentropyIdleSeconds  int `json:"negentropy_idle_seconds" min:"0"`
+	relay.Limits
+	relay.NegentropyLimits
 
 	// Operators (npub or hex) may manage the relay over NIP-86 with NIP-98
 	// auth; AgentKindsOnly stores the agent network's kinds only
@@ -519,13 +550,8 @@ func (c *ServeCommand) addressedKinds() []int {
 	return nil
 }
 
-// checkRelay refuses negative sizes (the fields tagged min:"0"), bad
-// operator keys and a default limit above the maximum.
-func checkRelay(f *serveFile) error {
-	r := f.Relay
-	if err := checkMin("relay", &r); err != nil {
-		return err
-	}
+// check refuses bad operator keys and a default limit above the maximum.
+func (r *serveRelay) check(string) error {
 	if _, err := operatorKeys(r.Operators); err != nil {
 		return err
 	}
@@ -537,55 +563,14 @@ func checkRelay(f *serveFile) error {
 
 // relayLimits are the limits the relay runs with: the "relay" section over
 // relay.DefaultLimits (zero fields are filled by the relay itself).
-func (c *ServeCommand) relayLimits() relay.Limits { return relayLimitsFrom(c.file) }
-
-// relayLimitsFrom is relayLimits over the config file f (nil: none).
-func relayLimitsFrom(f *serveFile) relay.Limits {
-	if f == nil {
-		return relay.Limits{}
-	}
-	r := f.Relay
-	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
-	return relay.Limits{
-		MaxMessageBytes: r.MaxMessageBytes, MaxContentBytes: r.MaxContentBytes, MaxEventTags: r.MaxEventTags,
-		MaxTagValueBytes: r.MaxTagValueBytes, MaxLimit: r.MaxLimit, DefaultLimit: r.DefaultLimit,
-		MaxCount: r.MaxCount, CountTimeout: sec(r.CountTimeoutSeconds),
-		MaxQueryBytes: r.MaxQueryBytes, QueryMemory: r.QueryMemory,
-		EventsPerSecond: r.EventsPerSecond, EventsBurst: r.EventsBurst, MaxFutureSkew: sec(r.MaxFutureSkewSeconds),
-		MaxSubscriptions: r.MaxSubscriptions, MaxFilters: r.MaxFilters, MaxFilterValues: r.MaxFilterValues,
-		MaxSearchWords: r.MaxSearchWords, MaxConcurrentQueries: r.MaxConcurrentQueries,
-		MaxConcurrentMessages: r.MaxConcurrentMessages, MaxOutboundBytes: r.MaxOutboundBytes,
-		MaxOutboundMessages: r.MaxOutboundMessages, RequestsPerSecond: r.RequestsPerSecond,
-		RequestsBurst: r.RequestsBurst, WriteTimeout: sec(r.WriteTimeoutSeconds),
-		MaxConnections: r.MaxConnections, MaxConnectionsPerIP: r.MaxConnectionsPerIP,
-		MemoryCeiling: megabytes(r.MemoryCeilingMB),
-	}
-}
-
-// megabytes converts a "_mb" key, keeping its sign (negative: no bound).
-func megabytes(n int64) int64 {
-	if n < 0 {
-		return -1
-	}
-	return n << 20
-}
+func (c *ServeCommand) relayLimits() relay.Limits { return c.conf().Relay.Limits }
 
 // relayNegentropy are the NIP-77 bounds the relay runs with: the "relay"
 // section's negentropy_* keys over relay.DefaultNegentropyLimits (zero
 // fields are filled by the relay itself; docs/RELAY.md, "NIP-77").
 func (c *ServeCommand) relayNegentropy() relay.NegentropyLimits {
-	r := c.conf().Relay
-	return relay.NegentropyLimits{
-		MaxSessions: r.NegentropyMaxSessions, MaxItems: r.NegentropyMaxItems,
-		MaxHeldItems: r.NegentropyMaxHeldItems, FrameSize: r.NegentropyFrameBytes,
-		IdleTimeout: time.Duration(r.NegentropyIdleSeconds) * time.Second,
-	}
+	return c.conf().Relay.NegentropyLimits
 }
-
-// Defaults of the --config file's "state" section.
-const (
-	defaultLifecycleInterval = 5 * time.Minute
-)
 
 // serveStateConfig is the --config file's "state" section:
 //
@@ -597,20 +582,8 @@ const (
 // to the owner's agents (0 or absent: 60; negative: never). docs/ASM.md §8,
 // §9.4.
 type serveStateConfig struct {
-	LifecycleSeconds   int `json:"lifecycle_seconds"`
-	AntiEntropySeconds int `json:"anti_entropy_seconds"`
-}
-
-// stateSeconds turns a config value into an interval: 0 is def, negative is
-// off (0).
-func stateSeconds(v int, def time.Duration) time.Duration {
-	switch {
-	case v == 0:
-		return def
-	case v < 0:
-		return 0
-	}
-	return time.Duration(v) * time.Second
+	Lifecycle   time.Duration `json:"lifecycle_seconds" unit:"s" default:"300"`
+	AntiEntropy time.Duration `json:"anti_entropy_seconds" unit:"s" default:"60"`
 }
 
 // stateConfig is the "state" section, or its zero value without a file.
@@ -620,18 +593,14 @@ func (c *ServeCommand) stateConfig() serveStateConfig {
 
 // antiEntropyInterval is the replicators' AntiEntropyInterval.
 func (c *ServeCommand) antiEntropyInterval() time.Duration {
-	d := stateSeconds(c.stateConfig().AntiEntropySeconds, time.Minute)
-	if d == 0 {
-		return -1
-	}
-	return d
+	return max(c.stateConfig().AntiEntropy, -1)
 }
 
 // runStateLifecycle runs the state lifecycle every lifecycle_seconds
 // until ctx ends (counts of each pass that did something are logged).
 func (c *ServeCommand) runStateLifecycle(ctx context.Context) error {
-	every := stateSeconds(c.stateConfig().LifecycleSeconds, defaultLifecycleInterval)
-	if every == 0 {
+	every := c.stateConfig().Lifecycle
+	if every < 0 {
 		c.asm.log.Info("state lifecycle off (state.lifecycle_seconds < 0)")
 		<-ctx.Done()
 		return nil
@@ -645,10 +614,10 @@ func (c *ServeCommand) runStateLifecycle(ctx context.Context) error {
 // model the agents talk through. The AGENTNODE_LLM_* environment
 // variables override it (docs/MODEL.md).
 type serveModel struct {
-	BaseURL        string `json:"base_url"`
-	Model          string `json:"model"`
-	APIKeyEnv      string `json:"api_key_env"` // the variable holding the key: keys stay out of files
-	TimeoutSeconds int    `json:"timeout_seconds"`
+	BaseURL   string        `json:"base_url"`
+	Model     string        `json:"model"`
+	APIKeyEnv string        `json:"api_key_env"` // the variable holding the key: keys stay out of files
+	Timeout   time.Duration `json:"timeout_seconds" unit:"s"`
 }
 
 // serveBindings is the --config "bindings" section (docs/BINDINGS.md).
@@ -668,7 +637,10 @@ type serveMCPEnd struct {
 // serveSenders is the --config "dm" and "a2a" sections: who may talk to
 // the agents over NIP-17 (docs/DM.md), who may run their capability tools
 // over kind 25910 (docs/BINDINGS.md); agentd.SenderPolicy decides.
-type serveSenders = agentd.SenderPolicy
+type serveSenders struct{ agentd.SenderPolicy }
+
+// check is agentd.SenderPolicy.Check.
+func (s *serveSenders) check(section string) error { return s.Check(section) }
 
 // Values of a serveSenders' From.
 const (
@@ -681,30 +653,25 @@ const (
 // agents beat (30333) and how long another agent stays available after its
 // latest heartbeat (docs/DIRECTORY.md). Zero: the defaults (30 s, 90 s).
 type serveDirectory struct {
-	HeartbeatSeconds int `json:"heartbeat_seconds"`
-	TTLSeconds       int `json:"ttl_seconds"`
-	// RemoteTimeoutSeconds bounds an agent/message to an agent on another
-	// node (0: agentrpc.DefaultRemoteTimeout, 15 s).
-	RemoteTimeoutSeconds int `json:"remote_timeout_seconds"`
+	Heartbeat time.Duration `json:"heartbeat_seconds" unit:"s"`
+	TTL       time.Duration `json:"ttl_seconds" unit:"s"`
+	// RemoteTimeout bounds an agent/message to an agent on another node
+	// (0: agentrpc.DefaultRemoteTimeout, 15 s).
+	RemoteTimeout time.Duration `json:"remote_timeout_seconds" unit:"s" min:"0"`
 }
 
-// checkDirectory refuses negative intervals and a TTL not longer than
+// check refuses negative intervals and a TTL not longer than
 // the heartbeat interval.
-func checkDirectory(f *serveFile) error {
-	d := f.Directory
-	if d.RemoteTimeoutSeconds < 0 {
-		return fmt.Errorf(`"directory": remote_timeout_seconds must not be negative`)
-	}
-	if d.HeartbeatSeconds < 0 || d.TTLSeconds < 0 ||
-		d.HeartbeatSeconds > 0 && d.TTLSeconds > 0 && d.TTLSeconds <= d.HeartbeatSeconds {
+func (d *serveDirectory) check(string) error {
+	if d.Heartbeat < 0 || d.TTL < 0 || d.Heartbeat > 0 && d.TTL > 0 && d.TTL <= d.Heartbeat {
 		return fmt.Errorf(`"directory": heartbeat_seconds and ttl_seconds must be positive, and the TTL longer than the interval`)
 	}
 	return nil
 }
 
-// checkBindings wants exactly one of command or url per MCP service.
-func checkBindings(f *serveFile) error {
-	for uri, end := range f.Bindings.MCP {
+// check wants exactly one of command or url per MCP service.
+func (b *serveBindings) check(string) error {
+	for uri, end := range b.MCP {
 		if (len(end.Command) == 0) == (end.URL == "") {
 			return fmt.Errorf(`"bindings.mcp" %q: give exactly one of "command" or "url"`, uri)
 		}
@@ -735,8 +702,8 @@ func (c *ServeCommand) modelConfig() (llm.Config, error) {
 		return ""
 	}
 	cfg, err := llm.ConfigFromEnv(getenv)
-	if err == nil && file.TimeoutSeconds > 0 {
-		cfg.Timeout = time.Duration(file.TimeoutSeconds) * time.Second
+	if err == nil && file.Timeout > 0 {
+		cfg.Timeout = file.Timeout
 	}
 	return cfg, err
 }
@@ -784,8 +751,8 @@ func (c *ServeCommand) agentOwner(agent string) string {
 	return a.Owner
 }
 
-// serveRouting is the --config "models" and "router" sections
-// (docs/ROUTER.md):
+// serveModels and serveRouter are the --config "models" and "router"
+// sections (docs/ROUTER.md):
 //
 //	"models": [{"name": "llama3.1:8b", "family": "llama3", "context_window": 8192, "features": ["tool_use"]},
 //	           {"name": "gpt-4o-mini", "family": "gpt-4", "uri": "did:nuwa:model:gpt-4o-mini",
@@ -799,15 +766,9 @@ func (c *ServeCommand) agentOwner(agent string) string {
 // embedding_model makes embedding triggers match through the model
 // endpoint's /v1/embeddings (none: they never match, and install warns);
 // embedding_threshold is the cosine similarity a match needs (0 = 0.8).
-type serveRouting struct {
-	Models []serveModelEntry `json:"models"`
-	Router struct {
-		IdleTimeoutSeconds int     `json:"idle_timeout_seconds"`
-		EmbeddingModel     string  `json:"embedding_model"`
-		EmbeddingThreshold float64 `json:"embedding_threshold"`
-	} `json:"router"`
-}
+type serveModels []serveModelEntry
 
+// serveModelEntry is one model: a router.Model with the file's keys.
 type serveModelEntry struct {
 	Name          string   `json:"name"`
 	Family        string   `json:"family"`
@@ -816,22 +777,37 @@ type serveModelEntry struct {
 	Features      []string `json:"features"`
 }
 
-// checkRouter bounds the "router" section's threshold and idle timeout.
-func checkRouter(f *serveFile) error {
-	r := f.Routing.Router
+// models is the list for agentd.Config.Models.
+func (ms serveModels) models() []router.Model {
+	var out []router.Model
+	for _, m := range ms {
+		out = append(out, router.Model(m))
+	}
+	return out
+}
+
+// serveRouter is the "router" section (serveModels).
+type serveRouter struct {
+	IdleTimeout        time.Duration `json:"idle_timeout_seconds" unit:"s"`
+	EmbeddingModel     string        `json:"embedding_model"`
+	EmbeddingThreshold float64       `json:"embedding_threshold"`
+}
+
+// check bounds the threshold and the idle timeout.
+func (r *serveRouter) check(string) error {
 	if t := r.EmbeddingThreshold; t < 0 || t > 1 {
 		return fmt.Errorf(`"router.embedding_threshold": a cosine similarity between 0 and 1 (0 = the default, 0.8)`)
 	}
-	if r.IdleTimeoutSeconds < -1 {
+	if r.IdleTimeout < -time.Second {
 		return fmt.Errorf(`"router.idle_timeout_seconds": 0 (default), -1 (never) or a number of seconds`)
 	}
 	return nil
 }
 
-// checkModels refuses blank or repeated names and negative sizes.
-func checkModels(f *serveFile) error {
+// check refuses blank or repeated names and negative sizes.
+func (ms *serveModels) check(string) error {
 	seen := map[string]bool{}
-	for i, m := range f.Routing.Models {
+	for i, m := range *ms {
 		switch {
 		case strings.TrimSpace(m.Name) == "":
 			return fmt.Errorf(`"models"[%d]: "name" is required`, i)
@@ -845,50 +821,42 @@ func checkModels(f *serveFile) error {
 	return nil
 }
 
-// models is the list for agentd.Config.Models.
-func (r serveRouting) models() []router.Model {
-	var out []router.Model
-	for _, m := range r.Models {
-		out = append(out, router.Model{Name: m.Name, Family: m.Family, URI: m.URI,
-			ContextWindow: m.ContextWindow, Features: m.Features})
-	}
-	return out
-}
-
-// idle is agentd.Config.RouterIdle.
-func (r serveRouting) idle() time.Duration {
-	if r.Router.IdleTimeoutSeconds < 0 {
-		return -1
-	}
-	return time.Duration(r.Router.IdleTimeoutSeconds) * time.Second
-}
+// idle is agentd.Config.RouterIdle: -1 is never.
+func (r serveRouter) idle() time.Duration { return max(r.IdleTimeout, -1) }
 
 // What a SIGHUP reload finds changed in the config file.
 
 // restartChanges are the sections of next that differ from prev's (the
 // config the node started with; nil: none) and are read only at the
-// start: a SIGHUP cannot apply them. The run-time keys
-// of "relay" and "node" are diffed where they are applied.
+// start: a SIGHUP cannot apply them. The reload:"live" sections and keys
+// ("trust", "relay", "node.log_level") are diffed where they are applied.
 func (prev *serveFile) restartChanges(next *serveFile) []string {
 	if prev == nil {
-		prev = &serveFile{}
+		prev = (&ServeCommand{}).conf()
 	}
 	var restart []string
-	for name, get := range map[string]func(*serveFile) any{
-		"model": func(f *serveFile) any { return f.Model }, "models/router": func(f *serveFile) any { return f.Routing },
-		"bindings": func(f *serveFile) any { return f.Bindings }, "consent": func(f *serveFile) any { return f.Consent },
-		"dm": func(f *serveFile) any { return f.DM }, "a2a": func(f *serveFile) any { return f.A2A },
-		"strangers": func(f *serveFile) any { return f.Strangers }, "directory": func(f *serveFile) any { return f.Directory },
-		"http": func(f *serveFile) any { return f.HTTP }, "web": func(f *serveFile) any { return f.Web },
-		"postgres": func(f *serveFile) any { return f.Postgres }, "state": func(f *serveFile) any { return f.State },
-		"node": func(f *serveFile) any { n := f.Node; n.LogLevel = ""; return n },
-	} {
-		if !sameJSON(get(prev), get(next)) {
-			restart = append(restart, name)
+	was := prev.sections()
+	for i, s := range next.sections() {
+		if s.tag.Get("reload") != "live" && !sameJSON(restartPart(was[i].v), restartPart(s.v)) {
+			restart = append(restart, s.name)
 		}
 	}
 	slices.Sort(restart)
 	return restart
+}
+
+// restartPart is the section v without its reload:"live" keys.
+func restartPart(v reflect.Value) any {
+	cp := reflect.New(v.Type()).Elem()
+	cp.Set(v)
+	if cp.Kind() == reflect.Struct {
+		for _, f := range sectionFields(cp) {
+			if f.tag.Get("reload") == "live" {
+				f.v.SetZero()
+			}
+		}
+	}
+	return cp.Interface()
 }
 
 func sameJSON(a, b any) bool {
@@ -1016,7 +984,7 @@ func (c *ServeCommand) reloadLogLevel(_, next *serveFile) ([]string, []string) {
 
 // reloadRelay applies the relay's run-time limits.
 func (c *ServeCommand) reloadRelay(_, next *serveFile) ([]string, []string) {
-	applied, restart := c.relay.ReloadLimits(relayLimitsFrom(next))
+	applied, restart := c.relay.ReloadLimits(next.Relay.Limits)
 	return prefixed("relay.", applied), prefixed("relay.", restart)
 }
 

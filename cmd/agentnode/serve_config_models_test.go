@@ -14,16 +14,16 @@ func TestServeConfig_modelsAndRouterSections(t *testing.T) {
 	if err := parseServeFile([]byte(body), &f); err != nil {
 		t.Fatal(err)
 	}
-	m := f.Routing.models()
+	m := f.Models.models()
 	if len(m) != 2 || m[0].Name != "small" || m[0].ContextWindow != 8192 || m[0].Features[0] != "tool_use" || m[1].URI != "did:nuwa:model:big" {
 		t.Fatalf("models = %+v", m)
 	}
-	if f.Routing.idle() != 10*time.Minute {
-		t.Errorf("idle = %v", f.Routing.idle())
+	if f.Router.idle() != 10*time.Minute {
+		t.Errorf("idle = %v", f.Router.idle())
 	}
 	var never serveFile
-	if err := parseServeFile([]byte(`{"router":{"idle_timeout_seconds":-1}}`), &never); err != nil || never.Routing.idle() >= 0 {
-		t.Errorf("-1: %v %v", err, never.Routing.idle())
+	if err := parseServeFile([]byte(`{"router":{"idle_timeout_seconds":-1}}`), &never); err != nil || never.Router.idle() >= 0 {
+		t.Errorf("-1: %v %v", err, never.Router.idle())
 	}
 	for _, tc := range []struct{ body, want string }{
 		{`{"models":[{"family":"x"}]}`, `"models"[0]: "name" is required`},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,7 +142,7 @@ func TestServeConfig_directorySection(t *testing.T) {
 	if err := parseServeFile([]byte(`{"directory":{"heartbeat_seconds":10,"ttl_seconds":30}}`), &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.Directory.HeartbeatSeconds != 10 || f.Directory.TTLSeconds != 30 {
+	if f.Directory.Heartbeat != 10*time.Second || f.Directory.TTL != 30*time.Second {
 		t.Fatalf("directory = %+v", f.Directory)
 	}
 	for _, bad := range []string{`{"directory":{"heartbeat_seconds":30,"ttl_seconds":30}}`, `{"directory":{"ttl_seconds":-1}}`, `{"directory":{"ttl":5}}`} {
@@ -159,5 +160,38 @@ func TestServeConfig_topLevelKeys(t *testing.T) {
 	want := `unknown key "trsut" at the top level (known: trust, model, bindings, consent, dm, a2a, strangers, contextvm, directory, relay, http, state, node, models, router, postgres, web, blossom)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+}
+
+// The sections' tags: defaults for absent keys (in the key's unit), the
+// bounds, the unknown-key wording, and what a SIGHUP reports as needing
+// a restart (not the reload:"live" keys).
+func TestServeConfig_tags(t *testing.T) {
+	c := &ServeCommand{file: &serveFile{}}
+	if err := parseServeFile([]byte(`{"state": {"anti_entropy_seconds": -1}, "blossom": {"quota_bytes_total": 5}}`), c.file); err != nil {
+		t.Fatal(err)
+	}
+	if st, b := c.stateConfig(), c.blossomConfig(); st.Lifecycle != 5*time.Minute || c.antiEntropyInterval() != -1 ||
+		b.QuotaBytesPerUploader != 1<<30 || b.QuotaBlobsPerUploader != 10000 || b.QuotaBytesTotal != 5 {
+		t.Errorf("state %+v (anti-entropy %v), blossom %+v: want the defaults, anti-entropy off, the file's total", st, c.antiEntropyInterval(), b)
+	}
+	for body, want := range map[string]string{
+		`{"blossom": {"max_uploads": -1}}`:            `"blossom.max_uploads" must not be negative`,
+		`{"blossom": {"zz": 1}}`:                      `"blossom": unknown key "zz"`,
+		`{"relay": {"zz": 1}}`:                        `"relay": json: unknown field "zz"`,
+		`{"relay": {"count_timeout_seconds": "1"}}`:   `"relay": "count_timeout_seconds": want a number`,
+		`{"contextvm": {"session_idle_seconds": -1}}`: `"contextvm.session_idle_seconds" must not be negative`,
+	} {
+		if err := parseServeFile([]byte(body), &serveFile{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %s", body, err, want)
+		}
+	}
+	var next serveFile
+	if err := parseServeFile([]byte(`{"node": {"log_level": "debug"}, "http": {"read_timeout_seconds": 5}, "contextvm": {"max_sessions": 3},
+		"relay": {"max_subscriptions": 3}, "trust": {"disable": ["follows"]}}`), &next); err != nil {
+		t.Fatal(err)
+	}
+	if got := (*serveFile)(nil).restartChanges(&next); !slices.Equal(got, []string{"contextvm", "http"}) {
+		t.Errorf("restart changes %q, want [contextvm http]", got)
 	}
 }

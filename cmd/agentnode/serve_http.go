@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,7 +16,6 @@ import (
 	"github.com/agentnode/agentnode/agentd/dm"
 	"github.com/agentnode/agentnode/blossom"
 	"github.com/agentnode/agentnode/capabilities/bindings"
-	"github.com/agentnode/agentnode/capabilities/mcpserver"
 	"github.com/agentnode/agentnode/internal/metrics"
 	"github.com/agentnode/agentnode/internal/redact"
 	"github.com/agentnode/agentnode/jsonrpc"
@@ -29,137 +27,59 @@ import (
 // section), the web pages ("web"), and /metrics.
 
 // serveHTTP is the --config "http" section: how the node's HTTP server
-// holds up against hostile clients (docs/SERVE.md). Zero or absent
-// fields take the defaults (defaultHTTP); negative ones are refused.
+// holds up against hostile clients (docs/SERVE.md). Zero or absent keys
+// take their default tag (the MCP and JSON-RPC ones are mcpserver's and
+// jsonrpc's Default*, TestServeConfig_httpSection); negative ones are
+// refused.
 type serveHTTP struct {
 	// TrustedProxies (IPs or CIDRs): only a peer in it may name the client
 	// with X-Forwarded-For / X-Real-IP. Default none.
 	TrustedProxies []string `json:"trusted_proxies"`
 	// MaxBodyBytes bounds every request body (413 beyond it).
-	MaxBodyBytes int64 `json:"max_body_bytes"`
-	// ReadTimeoutSeconds bounds reading a request, headers and body.
-	ReadTimeoutSeconds int `json:"read_timeout_seconds"`
-	// WriteTimeoutSeconds bounds a request from its headers to the end of
-	// its answer, except on the endpoints that run agents and tools
-	// (LongWriteTimeoutSeconds) and MCP event streams (none). Websockets
-	// have none once upgraded.
-	WriteTimeoutSeconds int `json:"write_timeout_seconds"`
-	// LongWriteTimeoutSeconds is the write bound of /acp, /cap/agents/*,
+	MaxBodyBytes int64 `json:"max_body_bytes" min:"0" default:"1048576"`
+	// ReadTimeout bounds reading a request, headers and body.
+	ReadTimeout time.Duration `json:"read_timeout_seconds" unit:"s" min:"0" default:"30"`
+	// WriteTimeout bounds a request from its headers to the end of its
+	// answer, except on the endpoints that run agents and tools
+	// (LongWriteTimeout) and MCP event streams (none). Websockets have
+	// none once upgraded.
+	WriteTimeout time.Duration `json:"write_timeout_seconds" unit:"s" min:"0" default:"60"`
+	// LongWriteTimeout is the write bound of /acp, /cap/agents/*,
 	// POST /mcp* and POST /api/agents/*/chat.
-	LongWriteTimeoutSeconds int `json:"long_write_timeout_seconds"`
-	// IdleTimeoutSeconds closes a keep-alive connection idle this long.
-	IdleTimeoutSeconds int `json:"idle_timeout_seconds"`
-	// MCPSessionIdleSeconds closes an MCP session without requests this long.
-	MCPSessionIdleSeconds int `json:"mcp_session_idle_seconds"`
+	LongWriteTimeout time.Duration `json:"long_write_timeout_seconds" unit:"s" min:"0" default:"600"`
+	// IdleTimeout closes a keep-alive connection idle this long.
+	IdleTimeout time.Duration `json:"idle_timeout_seconds" unit:"s" min:"0" default:"120"`
+	// MCPSessionIdle closes an MCP session without requests this long.
+	MCPSessionIdle time.Duration `json:"mcp_session_idle_seconds" unit:"s" min:"0" default:"1800"`
 	// MCPMaxSessions caps the live MCP sessions (503 beyond).
-	MCPMaxSessions int `json:"mcp_max_sessions"`
+	MCPMaxSessions int `json:"mcp_max_sessions" min:"0" default:"1000"`
 	// MCPMaxSessionsPerIP caps the live MCP sessions opened from one
 	// client address (429 beyond).
-	MCPMaxSessionsPerIP int `json:"mcp_max_sessions_per_ip"`
-	// MCPSessionUnusedSeconds closes an MCP session that made no call
-	// after initialize once it is this old.
-	MCPSessionUnusedSeconds int `json:"mcp_session_unused_seconds"`
+	MCPMaxSessionsPerIP int `json:"mcp_max_sessions_per_ip" min:"0" default:"64"`
+	// MCPSessionUnused closes an MCP session that made no call after
+	// initialize once it is this old.
+	MCPSessionUnused time.Duration `json:"mcp_session_unused_seconds" unit:"s" min:"0" default:"60"`
 	// JSONRPCMaxBatch bounds the entries of a JSON-RPC batch (/acp, CAP).
-	JSONRPCMaxBatch int `json:"jsonrpc_max_batch"`
+	JSONRPCMaxBatch int `json:"jsonrpc_max_batch" min:"0" default:"100"`
 	// JSONRPCMaxResponseBytes bounds one JSON-RPC answer (/acp, CAP).
-	JSONRPCMaxResponseBytes int `json:"jsonrpc_max_response_bytes"`
+	JSONRPCMaxResponseBytes int `json:"jsonrpc_max_response_bytes" min:"0" default:"4194304"`
+
+	trusted []netip.Prefix // TrustedProxies parsed (check)
 }
 
-// defaultHTTP is the "http" section of a node without one.
-var defaultHTTP = serveHTTP{
-	MaxBodyBytes:            1 << 20,
-	ReadTimeoutSeconds:      30,
-	WriteTimeoutSeconds:     60,
-	LongWriteTimeoutSeconds: 600,
-	IdleTimeoutSeconds:      120,
-	MCPSessionIdleSeconds:   int(mcpserver.DefaultSessionIdle / time.Second),
-	MCPMaxSessions:          mcpserver.DefaultMaxSessions,
-	MCPMaxSessionsPerIP:     mcpserver.DefaultMaxSessionsPerIP,
-	MCPSessionUnusedSeconds: int(mcpserver.DefaultSessionUnused / time.Second),
-	JSONRPCMaxBatch:         jsonrpc.DefaultMaxBatch,
-	JSONRPCMaxResponseBytes: jsonrpc.DefaultMaxResponseBytes,
-}
-
-// httpSettings is the "http" section resolved: defaults filled in,
-// proxies parsed.
-type httpSettings struct {
-	serveHTTP
-	trusted []netip.Prefix
-}
-
-// parseHTTPSection decodes and checks the "http" section into f.HTTP.
-func parseHTTPSection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["http"]
-	if !ok {
-		return nil
+// check parses the trusted proxies.
+func (h *serveHTTP) check(string) (err error) {
+	if h.trusted, err = policies.ParsePrefixes(h.TrustedProxies); err != nil {
+		return fmt.Errorf(`"http.trusted_proxies": %v (want IPs or CIDRs such as "10.0.0.0/8")`, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.HTTP); err != nil {
-		return fmt.Errorf(`"http": %v`, err)
-	}
-	_, err := f.HTTP.resolve()
-	return err
-}
-
-// resolve checks h and fills its zero fields from defaultHTTP.
-func (h serveHTTP) resolve() (httpSettings, error) {
-	d := defaultHTTP
-	for name, v := range map[string]*int{"read_timeout_seconds": &h.ReadTimeoutSeconds, "write_timeout_seconds": &h.WriteTimeoutSeconds,
-		"long_write_timeout_seconds": &h.LongWriteTimeoutSeconds, "idle_timeout_seconds": &h.IdleTimeoutSeconds,
-		"mcp_session_idle_seconds": &h.MCPSessionIdleSeconds, "mcp_max_sessions": &h.MCPMaxSessions,
-		"mcp_max_sessions_per_ip": &h.MCPMaxSessionsPerIP, "mcp_session_unused_seconds": &h.MCPSessionUnusedSeconds,
-		"jsonrpc_max_batch": &h.JSONRPCMaxBatch, "jsonrpc_max_response_bytes": &h.JSONRPCMaxResponseBytes} {
-		if *v < 0 {
-			return httpSettings{}, fmt.Errorf(`"http.%s" must be positive (0 or absent: the default)`, name)
-		}
-	}
-	if h.MaxBodyBytes < 0 {
-		return httpSettings{}, fmt.Errorf(`"http.max_body_bytes" must be positive (0 or absent: the default)`)
-	}
-	pick(&h.ReadTimeoutSeconds, d.ReadTimeoutSeconds)
-	pick(&h.WriteTimeoutSeconds, d.WriteTimeoutSeconds)
-	pick(&h.LongWriteTimeoutSeconds, d.LongWriteTimeoutSeconds)
-	pick(&h.IdleTimeoutSeconds, d.IdleTimeoutSeconds)
-	pick(&h.MCPSessionIdleSeconds, d.MCPSessionIdleSeconds)
-	pick(&h.MCPMaxSessions, d.MCPMaxSessions)
-	pick(&h.MCPMaxSessionsPerIP, d.MCPMaxSessionsPerIP)
-	pick(&h.MCPSessionUnusedSeconds, d.MCPSessionUnusedSeconds)
-	pick(&h.JSONRPCMaxBatch, d.JSONRPCMaxBatch)
-	pick(&h.JSONRPCMaxResponseBytes, d.JSONRPCMaxResponseBytes)
-	if h.MaxBodyBytes == 0 {
-		h.MaxBodyBytes = d.MaxBodyBytes
-	}
-	trusted, err := policies.ParsePrefixes(h.TrustedProxies)
-	if err != nil {
-		return httpSettings{}, fmt.Errorf(`"http.trusted_proxies": %v (want IPs or CIDRs such as "10.0.0.0/8")`, err)
-	}
-	return httpSettings{serveHTTP: h, trusted: trusted}, nil
-}
-
-func pick(v *int, def int) {
-	if *v == 0 {
-		*v = def
-	}
+	return nil
 }
 
 // httpConfig is the "http" section in force (checked by ParseFlags).
-func (c *ServeCommand) httpConfig() httpSettings {
-	var h serveHTTP
-	if c.file != nil {
-		h = c.file.HTTP
-	}
-	s, err := h.resolve()
-	if err != nil { // parseHTTPSection refused it already: never here
-		s, _ = serveHTTP{}.resolve()
-	}
-	return s
-}
-
-func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
+func (c *ServeCommand) httpConfig() serveHTTP { return c.conf().HTTP }
 
 // jsonrpcOptions are the JSON-RPC servers' (/acp, CAP) limits.
-func (h httpSettings) jsonrpcOptions(logger *slog.Logger) jsonrpc.Options {
+func (h serveHTTP) jsonrpcOptions(logger *slog.Logger) jsonrpc.Options {
 	return jsonrpc.Options{Logger: logger, MaxRequestBytes: h.MaxBodyBytes,
 		MaxBatch: h.JSONRPCMaxBatch, MaxResponseBytes: h.JSONRPCMaxResponseBytes}
 }
@@ -168,26 +88,26 @@ func (h httpSettings) jsonrpcOptions(logger *slog.Logger) jsonrpc.Options {
 // bounded, the client named through trusted proxies only, timeouts set
 // (long for agents and tools, none for MCP event streams; websockets
 // drop theirs when hijacked: net/http clears the deadlines).
-func (h httpSettings) newServer(handler http.Handler, logger *slog.Logger) *http.Server {
+func (h serveHTTP) newServer(handler http.Handler, logger *slog.Logger) *http.Server {
 	handler = h.writeDeadlines(bodyBound(h.MaxBodyBytes, forwardedClient(h.trusted, handler)))
-	return &http.Server{Handler: handler, ReadHeaderTimeout: min(10*time.Second, seconds(h.ReadTimeoutSeconds)),
-		ReadTimeout: seconds(h.ReadTimeoutSeconds), WriteTimeout: seconds(h.WriteTimeoutSeconds),
-		IdleTimeout: seconds(h.IdleTimeoutSeconds), ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	return &http.Server{Handler: handler, ReadHeaderTimeout: min(10*time.Second, h.ReadTimeout),
+		ReadTimeout: h.ReadTimeout, WriteTimeout: h.WriteTimeout,
+		IdleTimeout: h.IdleTimeout, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 }
 
 // writeDeadlines moves the write deadline of the long requests (see
 // longWrite) away from the server's WriteTimeout.
-func (h httpSettings) writeDeadlines(next http.Handler) http.Handler {
+func (h serveHTTP) writeDeadlines(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch longWrite(r) {
 		case writeStream:
 			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		case writeLong:
-			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(seconds(h.LongWriteTimeoutSeconds)))
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.LongWriteTimeout))
 		case writeBlob: // a Blossom upload's body may take longer than ReadTimeout too
 			rc := http.NewResponseController(w)
-			_ = rc.SetReadDeadline(time.Now().Add(seconds(h.LongWriteTimeoutSeconds)))
-			_ = rc.SetWriteDeadline(time.Now().Add(seconds(h.LongWriteTimeoutSeconds)))
+			_ = rc.SetReadDeadline(time.Now().Add(h.LongWriteTimeout))
+			_ = rc.SetWriteDeadline(time.Now().Add(h.LongWriteTimeout))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -250,13 +170,10 @@ func forwardedClient(trusted []netip.Prefix, next http.Handler) http.Handler {
 // sets the NIP-11 operator fields of the "node" section.
 func (c *ServeCommand) mountWeb(mux *http.ServeMux, token string, logger *slog.Logger) {
 	c.relay.SetOperator(c.nodeConfig().operator())
-	var wc serveWeb
-	if c.file != nil {
-		wc = c.file.Web
-	}
+	wc := c.conf().Web
 	cfg := web.Config{Store: c.relay, Directory: c.rt.dir, Lessons: c.daemon, Registry: c.rt.reg, Token: token,
 		TokenFile: agentd.TokenPath(c.Config.DataDir), Name: c.nodeConfig().Name, Version: Version, Logger: logger.With("component", "web"),
-		MaxRenders: wc.MaxRenders, RenderWait: time.Duration(wc.RenderWaitMillis) * time.Millisecond}
+		MaxRenders: wc.MaxRenders, RenderWait: wc.RenderWait}
 	cfg.Files = c.webFiles    // serve_relay.go
 	if c.acp.consent != nil { // never a typed nil in the interface
 		cfg.Consent = c.acp.consent
@@ -272,28 +189,10 @@ func (c *ServeCommand) mountWeb(mux *http.ServeMux, token string, logger *slog.L
 
 // serveWeb is the --config "web" section (docs/WEB.md#bounds): how many
 // pages are built at once and how long a request waits for a turn before
-// it gets 503. Zero: the defaults (4, 2000 ms).
+// it gets 503. Zero: the web package's defaults (4, 2000 ms).
 type serveWeb struct {
-	MaxRenders       int `json:"max_renders"`
-	RenderWaitMillis int `json:"render_wait_ms"`
-}
-
-// parseWebSection reads the "web" section: unknown keys and negative
-// values are refused.
-func parseWebSection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["web"]
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.Web); err != nil {
-		return fmt.Errorf(`"web": %v`, err)
-	}
-	if f.Web.MaxRenders < 0 || f.Web.RenderWaitMillis < 0 {
-		return fmt.Errorf(`"web": max_renders and render_wait_ms must not be negative`)
-	}
-	return nil
+	MaxRenders int           `json:"max_renders" min:"0"`
+	RenderWait time.Duration `json:"render_wait_ms" unit:"ms" min:"0"`
 }
 
 // openMetrics builds the /metrics registry (docs/SERVE.md#metrics) over

@@ -17,7 +17,9 @@ import (
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 
+	"github.com/agentnode/agentnode/capabilities/mcpserver"
 	"github.com/agentnode/agentnode/internal/relayclient"
+	"github.com/agentnode/agentnode/jsonrpc"
 )
 
 // The served node against hostile HTTP clients (docs/SERVE.md, "http"):
@@ -267,8 +269,15 @@ func TestServeConfig_httpSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := c.httpConfig()
-	if len(h.trusted) != 1 || h.WriteTimeoutSeconds != 7 || h.ReadTimeoutSeconds != defaultHTTP.ReadTimeoutSeconds || h.MaxBodyBytes != defaultHTTP.MaxBodyBytes {
+	if len(h.trusted) != 1 || h.WriteTimeout != 7*time.Second || h.ReadTimeout != 30*time.Second || h.MaxBodyBytes != 1<<20 {
 		t.Errorf("resolved %+v: want the file's values over the defaults", h)
+	}
+	// The defaults of the MCP and JSON-RPC keys are those packages' own.
+	d := (&ServeCommand{}).httpConfig()
+	if d.MCPSessionIdle != mcpserver.DefaultSessionIdle || d.MCPMaxSessions != mcpserver.DefaultMaxSessions ||
+		d.MCPMaxSessionsPerIP != mcpserver.DefaultMaxSessionsPerIP || d.MCPSessionUnused != mcpserver.DefaultSessionUnused ||
+		d.JSONRPCMaxBatch != jsonrpc.DefaultMaxBatch || d.JSONRPCMaxResponseBytes != jsonrpc.DefaultMaxResponseBytes {
+		t.Errorf("defaults %+v: want mcpserver's and jsonrpc's", d)
 	}
 }
 

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,11 +43,11 @@ import (
 type serveBlossom struct {
 	Dir                   string   `json:"dir"`
 	BaseURL               string   `json:"base_url"`
-	MaxBlobBytes          int64    `json:"max_blob_bytes"`
-	MaxUploads            int      `json:"max_uploads"`
-	QuotaBytesPerUploader int64    `json:"quota_bytes_per_uploader"`
-	QuotaBlobsPerUploader int      `json:"quota_blobs_per_uploader"`
-	QuotaBytesTotal       int64    `json:"quota_bytes_total"`
+	MaxBlobBytes          int64    `json:"max_blob_bytes" min:"0"`
+	MaxUploads            int      `json:"max_uploads" min:"0"`
+	QuotaBytesPerUploader int64    `json:"quota_bytes_per_uploader" min:"0" default:"1073741824"` // 1 GiB
+	QuotaBlobsPerUploader int      `json:"quota_blobs_per_uploader" min:"0" default:"10000"`      // bounds a list and a quota count
+	QuotaBytesTotal       int64    `json:"quota_bytes_total" min:"0" default:"10737418240"`       // 10 GiB
 	Uploaders             string   `json:"uploaders"`
 	Allow                 []string `json:"allow"`
 	FetchAllowPrivate     bool     `json:"fetch_allow_private"`
@@ -58,33 +56,8 @@ type serveBlossom struct {
 	allow []string // Allow as hex
 }
 
-// Defaults of the "blossom" section.
-const (
-	defaultBlobQuotaPerUploader = 1 << 30  // 1 GiB
-	defaultBlobCountPerUploader = 10000    // bounds a list and a quota count
-	defaultBlobQuotaTotal       = 10 << 30 // 10 GiB
-)
-
-// parseBlossomSection decodes and checks the "blossom" section.
-func parseBlossomSection(top map[string]json.RawMessage, f *serveFile) error {
-	raw, ok := top["blossom"]
-	if !ok {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.Blossom); err != nil {
-		return fmt.Errorf(`"blossom": %v`, jsonFieldError(err))
-	}
-	return f.Blossom.check()
-}
-
-// check refuses negative bounds and unknown uploader policies and
-// parses the allow-list.
-func (b *serveBlossom) check() error {
-	if b.MaxBlobBytes < 0 || b.MaxUploads < 0 || b.QuotaBytesPerUploader < 0 || b.QuotaBlobsPerUploader < 0 || b.QuotaBytesTotal < 0 {
-		return fmt.Errorf(`"blossom": bounds must not be negative (0 or absent: the default)`)
-	}
+// check refuses unknown uploader policies and parses the allow-list.
+func (b *serveBlossom) check(string) error {
 	switch b.Uploaders {
 	case "", "node", "anyone", "none":
 	default:
@@ -102,12 +75,7 @@ func (b *serveBlossom) check() error {
 }
 
 // blossomConfig is the "blossom" section in force.
-func (c *ServeCommand) blossomConfig() serveBlossom {
-	if c.file == nil {
-		return serveBlossom{}
-	}
-	return c.file.Blossom
-}
+func (c *ServeCommand) blossomConfig() serveBlossom { return c.conf().Blossom }
 
 // blobDir is where blobs live: --blobs, else the section's dir, else
 // <data>/blobs.
@@ -132,10 +100,8 @@ func (c *ServeCommand) blobFetcher() *http.Client {
 // mountEndpoints puts in front of the relay.
 func (c *ServeCommand) openBlossom(_ context.Context, logger *slog.Logger) error {
 	b := c.blossomConfig()
-	st, err := blossom.OpenStore(c.blobDir(), blossom.Quota{
-		BytesPerUploader: orDefault(b.QuotaBytesPerUploader, defaultBlobQuotaPerUploader),
-		BlobsPerUploader: int(orDefault(int64(b.QuotaBlobsPerUploader), defaultBlobCountPerUploader)),
-		TotalBytes:       orDefault(b.QuotaBytesTotal, defaultBlobQuotaTotal)})
+	st, err := blossom.OpenStore(c.blobDir(), blossom.Quota{BytesPerUploader: b.QuotaBytesPerUploader,
+		BlobsPerUploader: b.QuotaBlobsPerUploader, TotalBytes: b.QuotaBytesTotal})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -144,13 +110,6 @@ func (c *ServeCommand) openBlossom(_ context.Context, logger *slog.Logger) error
 	c.blobStore = st
 	logger.Info("blossom server", "dir", st.Dir(), "uploaders", b.policy())
 	return nil
-}
-
-func orDefault(v, def int64) int64 {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // policy is the sentence a refused uploader reads.
@@ -240,7 +199,7 @@ func (c *ServeCommand) openCluster(ctx context.Context, logger *slog.Logger) err
 		return nil
 	}
 	s, err := cluster.Open(ctx, cluster.Config{URL: url, DataDir: c.Config.DataDir, LeaseTTL: c.leaseTTL(),
-		AdvertiseURL: c.advertiseURL(), CallTimeout: seconds(c.httpConfig().LongWriteTimeoutSeconds), Logger: logger})
+		AdvertiseURL: c.advertiseURL(), CallTimeout: c.httpConfig().LongWriteTimeout, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -282,11 +241,7 @@ func (c *ServeCommand) pickupTasks(ctx context.Context) error {
 // leaseTTL is --lease-ttl, else the config's postgres.lease_ttl_seconds,
 // else lease.DefaultTTL.
 func (c *ServeCommand) leaseTTL() time.Duration {
-	var file time.Duration
-	if c.file != nil {
-		file = time.Duration(c.file.Postgres.LeaseTTLSeconds * float64(time.Second))
-	}
-	return cmp.Or(c.Config.LeaseTTL, file, lease.DefaultTTL)
+	return cmp.Or(c.Config.LeaseTTL, c.conf().Postgres.LeaseTTL, lease.DefaultTTL)
 }
 
 // advertiseURL is where other instances reach this one: --advertise-url,
@@ -296,8 +251,8 @@ func (c *ServeCommand) advertiseURL() string {
 	if c.Config.AdvertiseURL != "" {
 		return c.Config.AdvertiseURL
 	}
-	if c.file != nil && c.file.Postgres.AdvertiseURL != "" {
-		return c.file.Postgres.AdvertiseURL
+	if u := c.conf().Postgres.AdvertiseURL; u != "" {
+		return u
 	}
 	host, port, err := net.SplitHostPort(c.Addr())
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestServeConfig_webSection(t *testing.T) {
@@ -10,7 +11,7 @@ func TestServeConfig_webSection(t *testing.T) {
 	if err := parseServeFile([]byte(`{"web":{"max_renders":8,"render_wait_ms":500}}`), &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.Web.MaxRenders != 8 || f.Web.RenderWaitMillis != 500 {
+	if f.Web.MaxRenders != 8 || f.Web.RenderWait != 500*time.Millisecond {
 		t.Fatalf("web = %+v", f.Web)
 	}
 	for _, bad := range []string{`{"web":{"max_renders":-1}}`, `{"web":{"render_wait_ms":-5}}`, `{"web":{"renders":5}}`, `{"web":3}`} {

@@ -22,13 +22,14 @@ import (
 // and reconciled one session from several goroutines at once.
 
 // NegentropyLimits bound the relay's NIP-77 sessions. Zero fields take
-// DefaultNegentropyLimits.
+// DefaultNegentropyLimits. The tags are agentnode serve's --config keys
+// (relay.Limits says how they read).
 type NegentropyLimits struct {
-	MaxSessions  int           // open sessions per connection; a NEG-OPEN beyond gets NEG-ERR "blocked:"
-	MaxItems     int           // events one session may hold; a filter matching more gets NEG-ERR "blocked:"
-	MaxHeldItems int           // events all sessions of the relay hold together; beyond: NEG-ERR "rate-limited:"
-	FrameSize    int           // largest NEG-MSG payload the relay sends, in bytes before hex encoding
-	IdleTimeout  time.Duration // a session without a NEG-MSG for this long is closed
+	MaxSessions  int           `json:"negentropy_max_sessions" min:"0"`          // open sessions per connection; a NEG-OPEN beyond gets NEG-ERR "blocked:"
+	MaxItems     int           `json:"negentropy_max_items" min:"0"`             // events one session may hold; a filter matching more gets NEG-ERR "blocked:"
+	MaxHeldItems int           `json:"negentropy_max_held_items" min:"0"`        // events all sessions of the relay hold together; beyond: NEG-ERR "rate-limited:"
+	FrameSize    int           `json:"negentropy_frame_bytes" min:"0"`           // largest NEG-MSG payload the relay sends, in bytes before hex encoding
+	IdleTimeout  time.Duration `json:"negentropy_idle_seconds" unit:"s" min:"0"` // a session without a NEG-MSG for this long is closed
 }
 
 // DefaultNegentropyLimits are the bounds of a relay that sets none.
