@@ -2,7 +2,9 @@ package hostile
 
 import (
 	"context"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,7 +31,8 @@ func (n *node) has(t *testing.T, c interface {
 // up there and stores it; a comment stored on B whose root lesson lives
 // only on H (its "E" tag's hint) makes B fetch the lesson.
 func TestFederation_installAndCommentsFollowRelayHints(t *testing.T) {
-	h, b := launchNode(t, launch{}), launchNode(t, launch{})
+	// Every node here is on 127.0.0.1: B may dial the hints (by default it would not).
+	h, b := launchNode(t, launch{}), launchNode(t, launch{config: allowPrivateRelays})
 	author, owner, reader := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
 	def := signedBy(t, h, author, 4199, nostr.Tags{{"d", "hinted"}, {"title", "Hinted"}, {"role", "You test."}}, "")
 	lesson := signedBy(t, h, author, 4129, nostr.Tags{{"title", "t"}, {"category", "c"}, {"e", def.ID}}, "a lesson")
@@ -61,5 +64,55 @@ func TestFederation_installAndCommentsFollowRelayHints(t *testing.T) {
 		case <-t.Context().Done():
 			return
 		}
+	}
+}
+
+// allowPrivateRelays is a --config letting a node dial relays strangers
+// name on 127.0.0.1, where every node of these tests listens.
+var allowPrivateRelays = map[string]any{"network": map[string]any{"allow_private_relays": true}}
+
+// A comment's root hint (a stranger's choice) naming an address of the
+// node's own network is not dialled by default: B logs why, and the
+// listener there sees no connection.
+func TestFederation_hintToAPrivateAddressIsNotDialled(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	probe := "ws://" + ln.Addr().String()
+
+	b := launchNode(t, launch{logLevel: "info"})
+	author, reader := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
+	lessonID := strings.Repeat("ab", 32)
+	signedBy(t, b, reader, 1111, nostr.Tags{{"E", lessonID, probe, pubkey(author)}, {"K", "4129"}, {"P", pubkey(author)},
+		{"e", lessonID, probe, pubkey(author)}, {"k", "4129"}, {"p", pubkey(author)}}, "a comment")
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(b.logs.String(), "relay not dialled") {
+		if time.Now().After(deadline) {
+			t.Fatalf("B did not refuse the hint %s within 20 s; log:\n%s", probe, b.logs.String())
+		}
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-t.Context().Done():
+			return
+		}
+	}
+	if !strings.Contains(b.logs.String(), "loopback") {
+		t.Errorf("the refusal does not say why (loopback):\n%s", b.logs.String())
+	}
+	if n := conns.Load(); n != 0 {
+		t.Fatalf("the hinted address on loopback saw %d connections, want 0", n)
 	}
 }

@@ -78,7 +78,7 @@ func TestFederation_nodeVerifiesAnAgentKnownOnlyThroughItsPeer(t *testing.T) {
 // profile on H.
 func TestFederation_nodeVerifiesThroughTheAgentsNIP65Relay(t *testing.T) {
 	a, h := launchNode(t, launch{}), launchNode(t, launch{})
-	b := launchNode(t, launch{args: []string{"--peer", a.url}})
+	b := launchNode(t, launch{args: []string{"--peer", a.url}, config: allowPrivateRelays}) // H, its NIP-65 relay, is on 127.0.0.1
 	owner, alice := nostr.GeneratePrivateKey(), nostr.GeneratePrivateKey()
 	signedBy(t, a, alice, 10002, nostr.Tags{{"r", h.url}}, "")
 	prof := signedBy(t, h, alice, 0, nostr.Tags{{"p", pubkey(owner)}}, `{"name":"alice"}`)

@@ -804,10 +804,20 @@ func (c *ServeCommand) contextVMTransport(logger *slog.Logger) func(string) (mcp
 		if err != nil {
 			return nil, err
 		}
+		own := append([]string{"ws://" + c.Addr()}, c.Config.Peers...)
 		if len(relays) == 0 {
-			relays = append([]string{"ws://" + c.Addr()}, c.Config.Peers...)
+			relays = own
 		}
-		return &contextvm.ClientTransport{Relays: relays, SecretKey: sk, Server: server, Logger: log}, nil
+		// Relays a package names are a stranger's choice: guarded, unless
+		// they are all the node's own relay and its peers.
+		network := c.relayPolicy()
+		isOwn := func(r string) bool {
+			return slices.ContainsFunc(own, func(o string) bool { return nostr.NormalizeURL(o) == nostr.NormalizeURL(r) })
+		}
+		if !slices.ContainsFunc(relays, func(r string) bool { return !isOwn(r) }) {
+			network.AllowPrivate = true
+		}
+		return &contextvm.ClientTransport{Relays: relays, SecretKey: sk, Server: server, Network: network, Logger: log}, nil
 	}
 }
 

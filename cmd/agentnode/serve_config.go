@@ -26,6 +26,7 @@ import (
 	"github.com/agentnode/agentnode/capabilities/llm"
 	"github.com/agentnode/agentnode/capabilities/router"
 	"github.com/agentnode/agentnode/events"
+	"github.com/agentnode/agentnode/internal/netguard"
 	"github.com/agentnode/agentnode/lessons"
 	"github.com/agentnode/agentnode/relay"
 	"github.com/agentnode/agentnode/relay/pgstore"
@@ -83,6 +84,7 @@ type serveFile struct {
 	Postgres  servePostgres    `json:"postgres" section:"key"`
 	Web       serveWeb         `json:"web"`                   // serve_http.go
 	Blossom   serveBlossom     `json:"blossom" section:"key"` // serve_relay.go
+	Network   serveNetwork     `json:"network" section:"key"`
 
 	// followsFlag: --trust-follows was given (either value), overriding
 	// what the file says about the follows rule.
@@ -667,6 +669,24 @@ func (d *serveDirectory) check(string) error {
 		return fmt.Errorf(`"directory": heartbeat_seconds and ttl_seconds must be positive, and the TTL longer than the interval`)
 	}
 	return nil
+}
+
+// serveNetwork is the --config "network" section: which relays the node
+// may dial when a stranger names them (lookup hints and pointers, NIP-65
+// relay lists, comment roots, a ContextVM service_uri's relays). By
+// default only public addresses: a stranger must not make the node probe
+// its own network. The node's own relay and its --peer relays are
+// always dialled (docs/SERVE.md "network").
+type serveNetwork struct {
+	AllowPrivateRelays bool     `json:"allow_private_relays"`
+	AllowRelayHosts    []string `json:"allow_relay_hosts"`
+}
+
+// relayPolicy is the SSRF guard of relays strangers name.
+func (c *ServeCommand) relayPolicy() netguard.Policy {
+	n := c.conf().Network
+	return netguard.Policy{AllowPrivate: n.AllowPrivateRelays, AllowHosts: n.AllowRelayHosts, Label: "relay",
+		Hint: "allow it with the --config network section's allow_private_relays or allow_relay_hosts"}
 }
 
 // check wants exactly one of command or url per MCP service.

@@ -157,7 +157,7 @@ func TestServeConfig_directorySection(t *testing.T) {
 func TestServeConfig_topLevelKeys(t *testing.T) {
 	var f serveFile
 	err := parseServeFile([]byte(`{"trsut": {}}`), &f)
-	want := `unknown key "trsut" at the top level (known: trust, model, bindings, consent, dm, a2a, strangers, contextvm, directory, relay, http, state, node, models, router, postgres, web, blossom)`
+	want := `unknown key "trsut" at the top level (known: trust, model, bindings, consent, dm, a2a, strangers, contextvm, directory, relay, http, state, node, models, router, postgres, web, blossom, network)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}

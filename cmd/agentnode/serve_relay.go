@@ -319,10 +319,11 @@ func (c *ServeCommand) openLookup(_ context.Context, logger *slog.Logger) error 
 		self = append(self, "ws://"+c.ln.Addr().String())
 	}
 	c.lookup = lookup.New(lookup.Config{
-		Local:  c.relay,
-		Peers:  func() []string { return c.Config.Peers },
-		Self:   self,
-		Logger: logger.With("component", "lookup"),
+		Local:   c.relay,
+		Peers:   func() []string { return c.Config.Peers },
+		Self:    self,
+		Network: c.relayPolicy(), // hints strangers give: public addresses only, unless allowed
+		Logger:  logger.With("component", "lookup"),
 	})
 	c.relay.SetVerifier(c.lookup.Querier())
 	c.follower = c.lookup.Follower()
