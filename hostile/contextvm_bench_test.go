@@ -16,6 +16,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
+	"github.com/agentnode/agentnode/internal/netguard"
 )
 
 // BenchmarkContextVM_toolsCall is the round trip of one tools/call to an
@@ -36,7 +37,7 @@ func BenchmarkContextVM_toolsCall(b *testing.B) {
 		enc  contextvm.Encryption
 	}{{"contextvm-plaintext", contextvm.EncryptionDisabled}, {"contextvm-giftwrap", contextvm.EncryptionRequired}} {
 		b.Run(tc.name, func(b *testing.B) {
-			tr := &contextvm.ClientTransport{Relays: []string{n.url}, SecretKey: ownerSK, Server: agent, Encryption: tc.enc}
+			tr := &contextvm.ClientTransport{Network: netguard.Policy{AllowPrivate: true}, Relays: []string{n.url}, SecretKey: ownerSK, Server: agent, Encryption: tc.enc}
 			benchToolCalls(b, benchConnect(b, tr))
 		})
 	}

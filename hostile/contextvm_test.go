@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"github.com/agentnode/agentnode/agentd/contextvm"
+	"github.com/agentnode/agentnode/internal/netguard"
 )
 
 // cvmWait bounds each ContextVM exchange in these tests.
@@ -21,7 +22,7 @@ func cvmSession(t *testing.T, n *node, sk, agent string, enc contextvm.Encryptio
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cvmWait)
 	defer cancel()
-	tr := &contextvm.ClientTransport{Relays: []string{n.url}, SecretKey: sk, Server: agent, Encryption: enc}
+	tr := &contextvm.ClientTransport{Network: netguard.Policy{AllowPrivate: true}, Relays: []string{n.url}, SecretKey: sk, Server: agent, Encryption: enc}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "hostile", Version: "1"}, nil).Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatalf("ContextVM initialize to the agent: %v", err)

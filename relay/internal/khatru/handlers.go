@@ -209,6 +209,22 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 
+			// PATCH (agentnode): a REQ's listeners are registered here, in
+			// order (PATCHES.md 19, registerReq); its stored events are sent
+			// from a goroutine like the other handlers.
+			if env, ok := envelope.(*nostr.ReqEnvelope); ok && err == nil {
+				reg, ok := rl.registerReq(ctx, ws, env)
+				if !ok {
+					<-ws.inflight
+					continue
+				}
+				go func() {
+					defer func() { <-ws.inflight }()
+					rl.runReq(ctx, ws, env, reg)
+				}()
+				continue
+			}
+
 			// then delegate to the goroutine
 			go func(message string) {
 				defer func() { <-ws.inflight }()
@@ -363,8 +379,6 @@ func (rl *Relay) HandleWebsocket(w http.ResponseWriter, r *http.Request) {
 
 					ws.WriteJSON(resp)
 
-				case *nostr.ReqEnvelope:
-					rl.handleReq(ctx, ws, env)
 				case *nostr.CloseEnvelope:
 					id := string(*env)
 					rl.removeListenerId(ws, id)

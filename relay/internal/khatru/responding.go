@@ -82,11 +82,29 @@ var errQueryFailed = errors.New("query failed")
 // added the new filters beside the old ones); the number of open
 // subscriptions per connection is bounded; the stored-events phase holds
 // one of the connection's query slots.
-func (rl *Relay) handleReq(ctx context.Context, ws *WebSocket, env *nostr.ReqEnvelope) {
+// PATCH (agentnode): a REQ is handled in two steps (PATCHES.md 19).
+// registerReq runs in the connection's reader, in the order the messages
+// came: the REQ is checked and its listeners are in place before the
+// reader takes the connection's next message. A client that subscribes
+// and then publishes a request on the same connection (ContextVM, NIP-46,
+// kind 25910: ephemeral answers, never stored) so gets the answer; when
+// the whole REQ ran in its own goroutine, the EVENT sent after it could
+// be broadcast, answered and the answer broadcast before the listener
+// existed, and the answer was lost. runReq, in a goroutine, then sends the
+// stored events and EOSE.
+type registeredReq struct {
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	prepared []nostr.Filter
+}
+
+// registerReq checks env and adds its listeners; ok false: refused (the
+// CLOSED is sent).
+func (rl *Relay) registerReq(ctx context.Context, ws *WebSocket, env *nostr.ReqEnvelope) (registeredReq, bool) {
 	id := env.SubscriptionID
 	if reason := rl.rejectRequest(ctx, ws, id, env.Filters); reason != "" {
 		rl.closeSubscription(ctx, ws, id, reason)
-		return
+		return registeredReq{}, false
 	}
 	reqCtx, cancelReqCtx := context.WithCancelCause(ctx)
 	reqCtx = context.WithValue(reqCtx, subscriptionIdKey, id)
@@ -97,7 +115,7 @@ func (rl *Relay) handleReq(ctx context.Context, ws *WebSocket, env *nostr.ReqEnv
 		if err != nil {
 			cancelReqCtx(errors.New("filter rejected"))
 			rl.closeSubscription(ctx, ws, id, err.Error())
-			return
+			return registeredReq{}, false
 		}
 		prepared[i] = f
 	}
@@ -105,6 +123,13 @@ func (rl *Relay) handleReq(ctx context.Context, ws *WebSocket, env *nostr.ReqEnv
 	for _, filter := range env.Filters {
 		rl.addListener(ws, id, rl.subRelayFor(filter), filter, cancelReqCtx)
 	}
+	return registeredReq{ctx: reqCtx, cancel: cancelReqCtx, prepared: prepared}, true
+}
+
+// runReq sends the stored events of a registered REQ, then EOSE.
+func (rl *Relay) runReq(ctx context.Context, ws *WebSocket, env *nostr.ReqEnvelope, reg registeredReq) {
+	id := env.SubscriptionID
+	reqCtx, cancelReqCtx, prepared := reg.ctx, reg.cancel, reg.prepared
 	if !ws.acquireQuery() {
 		cancelReqCtx(context.Canceled)
 		return
