@@ -128,6 +128,27 @@ func captureOn(t testing.TB, n *node) *capture {
 	return c
 }
 
+// atLeast waits until c holds n events and returns them. The relay
+// fires its OnEphemeral listeners in no set order and the server is one
+// of them, so a reply can be captured before its request, and the
+// request's capture may still be under way when the reply reached its
+// caller.
+func (c *capture) atLeast(t testing.TB, n int) []*nostr.Event {
+	t.Helper()
+	testkit.WaitFor(t, 30*time.Second, fmt.Sprintf("%d kind-25910 events captured", n), func() bool { return len(c.all()) >= n })
+	return c.all()
+}
+
+// byAuthor is the one event of evts by pubkey, or nil.
+func byAuthor(evts []*nostr.Event, pubkey string) *nostr.Event {
+	for _, e := range evts {
+		if e.PubKey == pubkey {
+			return e
+		}
+	}
+	return nil
+}
+
 func (c *capture) all() []*nostr.Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
