@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -72,8 +74,17 @@ func TestServe_StateReplicatesWithProfilesOnlyWhereTheirAgentsLive(t *testing.T)
 
 // The issue's late joiner: documents are created on A before B (which
 // follows A) exists; alice's profile lives only on A. B ends with all 3.
+// They come by anti-entropy: a digest that reaches a node before the
+// owner's new claims do is ignored there, and the next one follows an
+// interval later, so both nodes send digests every second
+// ("state": {"anti_entropy_seconds": 1}) instead of every minute, which
+// the test's deadline once missed on a quiet machine.
 func TestServe_LateJoinerConvergesWithProfilesOnlyWhereTheirAgentsLive(t *testing.T) {
-	a := startServe(t)
+	cfg := filepath.Join(t.TempDir(), "serve.json")
+	if err := os.WriteFile(cfg, []byte(`{"state": {"anti_entropy_seconds": 1}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := startServe(t, "--config", cfg)
 	ctx := context.Background()
 	authorSK := testkit.NewKey(t).SK
 	ownerKey := testkit.NewKey(t)
@@ -100,7 +111,7 @@ func TestServe_LateJoinerConvergesWithProfilesOnlyWhereTheirAgentsLive(t *testin
 		}
 	}
 
-	b := startServe(t, "--peer", "ws://"+a.Addr())
+	b := startServe(t, "--config", cfg, "--peer", "ws://"+a.Addr())
 	b.publish(t, authorSK, nostr.Event{Kind: 4199, Tags: def.Tags, CreatedAt: def.CreatedAt})
 	if _, err := b.State().Register(ctx, serveTeamCap, []byte(serveTeamSchema)); err != nil {
 		t.Fatal(err)
