@@ -185,7 +185,7 @@ func (l *Lookup) query(ctx context.Context, url string, filter nostr.Filter) []*
 // guard is the policy a dial of url passes: none for a peer (the
 // operator named it), else Config.Network.
 func (l *Lookup) guard(url string) *netguard.Policy {
-	if slices.Contains(l.cfg.Peers(), url) {
+	if slices.ContainsFunc(l.cfg.Peers(), func(p string) bool { return nostr.NormalizeURL(p) == nostr.NormalizeURL(url) }) {
 		return nil
 	}
 	g := l.cfg.Network
